@@ -4,8 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 MICROPYTHON := $(VENV)/bin/micropython
 STAMP := $(VENV)/.installed-$(shell cksum < requirements-dev.txt | cut -d' ' -f1)
-export SDL_VIDEODRIVER ?= dummy
-export SDL_AUDIODRIVER ?= dummy
+HEADLESS := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy
 
 .PHONY: test bench setup clean golden
 
@@ -18,7 +17,7 @@ $(STAMP): requirements-dev.txt
 	touch $@
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(HEADLESS) $(PY) -m pytest -q
 
 # Speed and memory tables (never timed tests).
 bench: $(STAMP)
