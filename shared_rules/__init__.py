@@ -1,0 +1,1 @@
+# The rules core of Spit: pure, deterministic, no I/O; runs on CPython and MicroPython.

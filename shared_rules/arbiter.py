@@ -1,0 +1,159 @@
+# First touch (R18-R21): actions are applied in the order their buttons closed, never
+# in the order the software noticed them. Touch times are MicroPython ticks in µs,
+# which wrap at 2**30, so every comparison goes through ticks_diff.
+
+from shared_rules.cards import adjacent
+
+TICKS_PERIOD = 1 << 30
+_TICKS_MASK = TICKS_PERIOD - 1
+_TICKS_HALF = TICKS_PERIOD >> 1
+
+BEATEN = "beaten"
+
+
+def ticks_diff(a, b):
+    """a - b on the wrapping tick counter, in [-2**29, 2**29), as time.ticks_diff."""
+    return ((a - b + _TICKS_HALF) & _TICKS_MASK) - _TICKS_HALF
+
+
+def ticks_add(t, delta):
+    return (t + delta) & _TICKS_MASK
+
+
+class Arbiter:
+    """Queues touched actions and applies them in touch order once they are at least
+    `window_us` old, so a touch that arrives a little late still counts first.
+
+    An action refused because an opponent's action got there first has lost the race
+    (R20): its reason is "beaten". `race_us` is how close that opponent's touch must
+    be for a refusal to count as a race rather than a plain mistake: closer than a
+    person can react to what the opponent did.
+    """
+
+    def __init__(self, game, window_us=2000, race_us=250000):
+        self.game = game
+        self.window_us = window_us
+        self.race_us = race_us
+        self._queue = []         # [t_us, seq, action, legal_when_pressed]
+        self._seq = 0
+        self.races = 0           # actions that lost a race
+        self.ties = 0            # conflicting actions touched at the same instant
+        self.beaten_by_us = [0, 0]
+        # Per player: touch time and round of their last applied action, and of their
+        # last play per pile with the card it covered (to tell a lost race, R20).
+        self._applied_t = [None, None]
+        self._covered = [None, None]     # per pile: [t, player, covered card, round]
+
+    def pending(self):
+        return len(self._queue)
+
+    def press(self, action, t_us):
+        self._queue.append([t_us, self._seq, action, self.game.why_not(action) is None])
+        self._seq += 1
+
+    def settle(self, now_us):
+        """Apply every queued action touched at least window_us before now_us, in touch
+        order; return [(action, t_us, reason)], reason None when applied."""
+        due = []
+        keep = []
+        for e in self._queue:
+            if ticks_diff(now_us, e[0]) >= self.window_us:
+                due.append(e)
+            else:
+                keep.append(e)
+        if not due:
+            return []
+        self._queue = keep
+        due.sort(key=lambda e: (ticks_diff(e[0], now_us), e[1]))
+        results = []
+        i = 0
+        while i < len(due):
+            k = i + 1
+            while k < len(due) and due[k][0] == due[i][0]:
+                k += 1
+            group = due[i:k]
+            if k - i > 1 and _both_players(group):
+                self._settle_tie(group, results)
+            else:
+                for e in group:
+                    self._apply(e, results)
+            i = k
+        return results
+
+    def _apply(self, e, results, tie_loser=False):
+        t, _, action, was_legal = e
+        game = self.game
+        covered = None
+        if action[0] == "play" and game.why_not(action) is None:
+            covered = game.piles[action[3]][-1]
+        rnd = game.round
+        reason = game.apply(action)
+        p = action[1] if len(action) > 1 and action[1] in (0, 1) else None
+        if reason is None:
+            self._applied_t[p] = [t, rnd]
+            if covered is not None:
+                self._covered[action[3]] = [t, p, covered, rnd]
+        elif p is not None and (tie_loser or self._lost_race(action, t, was_legal)):
+            reason = BEATEN
+            self.races += 1
+            last = self._applied_t[1 - p]
+            self.beaten_by_us[p] = 0 if tie_loser or last is None else ticks_diff(t, last[0])
+        results.append((action, t, reason))
+
+    def _lost_race(self, action, t, was_legal):
+        p = action[1]
+        opp = self._applied_t[1 - p]
+        if opp is None or not 0 <= ticks_diff(t, opp[0]) < self.race_us:
+            return False
+        if was_legal:
+            return True
+        if action[0] == "play" and len(action) == 4:
+            j = action[3]
+            if j in (0, 1) and action[2] in (0, 1, 2, 3, 4):
+                rec = self._covered[j]
+                s = self.game.stock[p][action[2]]
+                return (rec is not None and rec[1] != p and rec[3] == self.game.round and
+                        0 <= ticks_diff(t, rec[0]) < self.race_us and bool(s) and
+                        adjacent(s[-1], rec[2]))
+        return False
+
+    def _settle_tie(self, group, results):
+        # R21: actions touched at the same instant. If some order lets them all apply,
+        # they did not conflict. Otherwise the priority player's go first, and the other
+        # player, having lost this tie, gets priority for the next one.
+        game = self.game
+        first = game.tie_priority
+        ordered = [e for e in group if e[2][1] == first] + [e for e in group if e[2][1] != first]
+        reverse = [e for e in group if e[2][1] != first] + [e for e in group if e[2][1] == first]
+        for order in (ordered, reverse):
+            if _all_apply(game, order):
+                for e in order:
+                    self._apply(e, results)
+                return
+        self.ties += 1
+        legal_now = [game.why_not(e[2]) is None for e in ordered]
+        for e, was in zip(ordered, legal_now):
+            loser = e[2][1] != first and was
+            self._apply(e, results, tie_loser=loser)
+        game.tie_priority = 1 - first
+
+
+def _both_players(group):
+    seen0 = seen1 = False
+    for e in group:
+        a = e[2]
+        if len(a) > 1:
+            if a[1] == 0:
+                seen0 = True
+            elif a[1] == 1:
+                seen1 = True
+    return seen0 and seen1
+
+
+def _all_apply(game, order):
+    """Would every action of `order` that is legal now also apply in this order?"""
+    trial = game.copy()
+    for e in order:
+        if game.why_not(e[2]) is None and trial.apply(e[2]) is not None:
+            return False
+    return True

@@ -1,0 +1,158 @@
+# A game is its seed, its rules and its timestamped inputs (DESIGN.md "Replays").
+# Text, one record a line, so replays diff well and survive any transport:
+#
+#   spit-replay 1
+#   seed 42
+#   rules points=0 manual_flip=0 target=100
+#   press 1200345 play 0 2 1      an action touched at t_us (rules-level replays)
+#   settle 1202345                the arbiter settled at now_us
+#   button 1200345 0 1 1          a button event: t_us player button down(0/1)
+#   frame 1216000                 the app stepped at now_us
+#
+# Blank lines and lines starting with '#' are ignored.
+
+from shared_rules.game import Rules
+
+MAGIC = "spit-replay"
+VERSION = 1
+VERBS = {"spit": 0, "play": 2, "fill": 2, "flip": 1, "slap": 1}
+
+
+def format_action(action):
+    return " ".join([str(x) for x in action])
+
+
+def parse_action(text):
+    """"play 0 2 1" -> ("play", 0, 2, 1); ValueError if it is not an action."""
+    parts = text.split()
+    if not parts or parts[0] not in VERBS:
+        raise ValueError("not an action: %r" % (text,))
+    if len(parts) != 2 + VERBS[parts[0]]:
+        raise ValueError("wrong number of numbers in action: %r" % (text,))
+    nums = []
+    for x in parts[1:]:
+        nums.append(_int(x, "action"))
+    return tuple([parts[0]] + nums)
+
+
+def _int(x, what):
+    try:
+        return int(x)
+    except ValueError:
+        raise ValueError("%s: not an integer: %r" % (what, x))
+
+
+class Replay:
+    def __init__(self, seed=0, rules=None, records=None):
+        self.seed = seed
+        self.rules = rules if rules is not None else Rules()
+        # Each record is a tuple: ("press", t, action), ("settle", t),
+        # ("button", t, player, button, down), ("frame", t).
+        self.records = records if records is not None else []
+
+    def press(self, t_us, action):
+        self.records.append(("press", t_us, tuple(action)))
+
+    def settle(self, t_us):
+        self.records.append(("settle", t_us))
+
+    def button(self, t_us, player, button, down):
+        self.records.append(("button", t_us, player, button, 1 if down else 0))
+
+    def frame(self, t_us):
+        self.records.append(("frame", t_us))
+
+    def __eq__(self, other):
+        return (isinstance(other, Replay) and self.seed == other.seed and
+                self.rules == other.rules and self.records == other.records)
+
+    def format(self):
+        r = self.rules
+        lines = [
+            "%s %d" % (MAGIC, VERSION),
+            "seed %d" % self.seed,
+            "rules points=%d manual_flip=%d target=%d" % (r.points, r.manual_flip, r.target),
+        ]
+        for rec in self.records:
+            kind = rec[0]
+            if kind == "press":
+                lines.append("press %d %s" % (rec[1], format_action(rec[2])))
+            else:
+                lines.append(" ".join([str(x) for x in rec]))
+        return "\n".join(lines) + "\n"
+
+
+def parse(text):
+    """Text -> Replay. ValueError naming the line for anything malformed."""
+    lines = text.split("\n")
+    rp = Replay()
+    seen_magic = False
+    for n, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line[0] == "#":
+            continue
+        try:
+            _parse_line(rp, line, seen_magic)
+        except ValueError as e:
+            raise ValueError("replay line %d: %s" % (n, e))
+        seen_magic = True
+    if not seen_magic:
+        raise ValueError("empty replay")
+    return rp
+
+
+def _parse_line(rp, line, seen_magic):
+    parts = line.split()
+    head = parts[0]
+    if not seen_magic:
+        if head != MAGIC or len(parts) != 2:
+            raise ValueError("not a spit replay (expected '%s %d')" % (MAGIC, VERSION))
+        if _int(parts[1], "version") != VERSION:
+            raise ValueError("replay version %s, this program reads %d" % (parts[1], VERSION))
+        return
+    if head == "seed" and len(parts) == 2:
+        rp.seed = _int(parts[1], "seed")
+    elif head == "rules":
+        opts = {}
+        for item in parts[1:]:
+            key, eq, val = item.partition("=")
+            if not eq or key not in ("points", "manual_flip", "target"):
+                raise ValueError("bad rule option %r" % (item,))
+            opts[key] = _int(val, key)
+        rp.rules = Rules.from_dict(opts)
+    elif head == "press" and len(parts) >= 3:
+        rp.records.append(("press", _tick(parts[1]), parse_action(" ".join(parts[2:]))))
+    elif head in ("settle", "frame") and len(parts) == 2:
+        rp.records.append((head, _tick(parts[1])))
+    elif head == "button" and len(parts) == 5:
+        t = _tick(parts[1])
+        player = _int(parts[2], "player")
+        button = _int(parts[3], "button")
+        down = _int(parts[4], "down")
+        if player not in (0, 1) or button < 0 or down not in (0, 1):
+            raise ValueError("bad button event %r" % (line,))
+        rp.records.append(("button", t, player, button, down))
+    else:
+        raise ValueError("unknown record %r" % (line,))
+
+
+def _tick(x):
+    t = _int(x, "time")
+    if not 0 <= t < (1 << 30):
+        raise ValueError("time %d is not a tick (0 <= t < 2**30)" % t)
+    return t
+
+
+def run(replay, window_us=2000):
+    """Play a rules-level replay (press/settle records) and return (game, results)."""
+    from shared_rules.game import Game
+    from shared_rules.arbiter import Arbiter
+    game = Game(replay.seed, replay.rules)
+    arb = Arbiter(game, window_us)
+    results = []
+    for rec in replay.records:
+        if rec[0] == "press":
+            arb.press(rec[2], rec[1])
+        elif rec[0] == "settle":
+            results += arb.settle(rec[1])
+    return game, results
