@@ -174,7 +174,8 @@ class Game:
     # ---- checking actions -------------------------------------------------------
     def why_not(self, action):
         """The reason `action` would be refused now, or None if it is legal."""
-        if not isinstance(action, (tuple, list)) or len(action) < 2:
+        kind = type(action)     # not isinstance(x, (tuple, list)): that builds a tuple
+        if (kind is not tuple and kind is not list) or len(action) < 2:
             return BAD_ACTION
         verb = action[0]
         p = action[1]
@@ -307,8 +308,14 @@ class Game:
             i = action[2]
             s = self.stock[p][i]
             self.piles[action[3]].append(s.pop())
-            self._uncover(p, i)
-            self._moved(p)
+            if s:
+                if self.rules.manual_flip:
+                    self.down[p][i] = True       # R14: turning it up is an action
+            elif self._out_of_stock(p):
+                self._round_over("out", p)       # R24 (a)
+                return None
+            if not self.can_progress():
+                self._stalled()
         elif verb == "spit":
             self.said[p] = True
             if self.said[1 - p]:
@@ -316,8 +323,10 @@ class Game:
         elif verb == "fill":
             i = action[2]
             self.stock[p][action[3]].append(self.stock[p][i].pop())
-            self._uncover(p, i)
-            self._moved(p)
+            if self.rules.manual_flip:
+                self.down[p][i] = True           # R14; a fill leaves two or more behind
+            if not self.can_progress():
+                self._stalled()
         elif verb == "flip":
             self.down[p][action[2]] = False
             if not self.can_progress():
@@ -326,20 +335,12 @@ class Game:
             self._slap(p, action[2])
         return None
 
-    def _uncover(self, p, i):
-        # R14: the next card turns face up by itself unless manual_flip.
-        if self.rules.manual_flip and self.stock[p][i]:
-            self.down[p][i] = True
-
-    def _moved(self, p):
-        for s in self.stock[p]:
-            if s:
-                break
-        else:
-            self._round_over("out", p)      # R24 (a)
-            return
-        if not self.can_progress():
-            self._stalled()
+    def _out_of_stock(self, p):
+        stock = self.stock[p]
+        for i in range(STOCKPILES):       # index loops: no iterator to allocate on the device
+            if stock[i]:
+                return False
+        return True
 
     def can_progress(self):
         """R22: is any play, revealing fill (R15) or flip (R14) possible for anyone?"""
@@ -347,7 +348,7 @@ class Game:
         np = len(piles)
         t0 = piles[0][-1] >> 2 if np else -99
         t1 = piles[1][-1] >> 2 if np > 1 else -99
-        for p in (0, 1):
+        for p in range(2):
             stock = self.stock[p]
             down = self.down[p]
             has_empty = False
