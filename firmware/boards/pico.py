@@ -1,0 +1,89 @@
+# The board pin map of the reference kit: a Raspberry Pi Pico (RP2040) or Pico 2
+# (RP2350), an SSD1306 128x64 OLED on I2C, two two-button pads and a piezo.
+#
+# This is the ONE place pins are named; the hardware layer, the self-test screen and
+# the wiring guide all read it. Plain constants only: importing it touches no hardware,
+# so CPython (tests, the emulator, the wiring generator) can import it too.
+#
+# Breadboard layout (Pico, USB at the top, pins 1-20 down the left edge):
+#   pin 3  GND   pin 4  GP2  pin 5  GP3      player 0's pad (A, B), at the top end
+#   pin 6  GP4   pin 7  GP5                  OLED SDA, SCL (I2C0)
+#   pin 18 GND   pin 19 GP14 pin 20 GP15     player 1's pad (A, B), at the bottom end
+#   pin 21 GP16                              piezo (other leg to GND, pin 23)
+# The players sit face to face, so each pad sits at its own end of the board, next to
+# a ground pin. GP0/GP1 stay free for a UART console.
+#
+# Every button GPIO lies within GPIO 0-15, so ONE read of the SIO GPIO_IN register
+# (masked to 16 bits) sees every button at the same instant: buttons caught in the same
+# interrupt are a tie (RULES.md R21), never "lower pin first".
+#
+# Buttons: momentary switch between the GPIO and GND, internal pull-up, active low
+# (pressed reads 0). No external parts are needed.
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# --- display: SSD1306 over I2C0 -----------------------------------------------
+I2C_ID = const(0)
+I2C_SDA = const(4)  # GP4, Pico pin 6
+I2C_SCL = const(5)  # GP5, Pico pin 7
+I2C_FREQ = const(400_000)
+OLED_ADDR = const(0x3C)
+OLED_WIDTH = const(128)
+OLED_HEIGHT = const(64)
+
+# --- sound ------------------------------------------------------------------------
+# Any RP2040/RP2350 GPIO can drive PWM; GP16 is slice 0 channel A.
+BUZZER = const(16)  # GP16, Pico pin 21
+
+# --- buttons: the reference two-button pads ------------------------------------------
+P0_A = const(2)  # GP2,  Pico pin 4
+P0_B = const(3)  # GP3,  Pico pin 5
+P1_A = const(14)  # GP14, Pico pin 19
+P1_B = const(15)  # GP15, Pico pin 20
+
+# Debounce lock-out after an accepted edge, in microseconds (see hw/buttons.py).
+DEBOUNCE_US = const(10_000)
+
+# (gpio, player, button): what hw.buttons.ButtonCapture takes. Its events carry the
+# player and the button name exactly as written here.
+BUTTONS = (
+    (P0_A, 0, "A"),
+    (P0_B, 0, "B"),
+    (P1_A, 1, "A"),
+    (P1_B, 1, "B"),
+)
+
+# --- optional: the six-button scheme (D-pad + A + B per player) ----------------------
+# Not part of the reference kit. It uses the twelve GPIOs left in 0-15 once UART
+# (GP0/GP1) and I2C (GP4/GP5) are taken, so it keeps the one-register-read property.
+# Button names: "A", "B", "L", "R", "U", "D" (DESIGN.md "Controls": left/right move the
+# cursor, A/B play onto the left/right pile, up fills; down is spare).
+P0_L = const(6)  # GP6,  Pico pin 9
+P0_R = const(7)  # GP7,  Pico pin 10
+P0_U = const(8)  # GP8,  Pico pin 11
+P0_D = const(9)  # GP9,  Pico pin 12
+P1_L = const(10)  # GP10, Pico pin 14
+P1_R = const(11)  # GP11, Pico pin 15
+P1_U = const(12)  # GP12, Pico pin 16
+P1_D = const(13)  # GP13, Pico pin 17
+
+BUTTONS_SIX = (
+    (P0_A, 0, "A"),
+    (P0_B, 0, "B"),
+    (P0_L, 0, "L"),
+    (P0_R, 0, "R"),
+    (P0_U, 0, "U"),
+    (P0_D, 0, "D"),
+    (P1_A, 1, "A"),
+    (P1_B, 1, "B"),
+    (P1_L, 1, "L"),
+    (P1_R, 1, "R"),
+    (P1_U, 1, "U"),
+    (P1_D, 1, "D"),
+)

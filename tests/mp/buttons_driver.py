@@ -1,0 +1,459 @@
+# Drives firmware/hw/buttons.py against a fake `machine` and a test-controlled clock.
+# Runs under the real MicroPython unix interpreter and under CPython alike; prints one
+# line per case, "RESULT <json>", which tests/test_buttons_mpy.py parses and checks.
+#
+#   MICROPYPATH=<repo> micropython -X heapsize=150K tests/mp/buttons_driver.py [case ...]
+#   PYTHONPATH=<repo>  python tests/mp/buttons_driver.py [case ...]
+#
+# The fake board mimics the rp2 port: Pin(gpio, Pin.IN, Pin.PULL_UP), pin.irq(handler,
+# trigger, hard=...), the handler called with the Pin, mem32[0xd0000004] returning the
+# GPIO input word (buttons active low: pressed = bit 0), disable_irq()/enable_irq().
+
+import sys
+
+try:
+    import json
+except ImportError:
+    import ujson as json
+
+MICROPYTHON = sys.implementation.name == "micropython"
+GPIO_IN = 0xD0000004
+PERIOD = 1 << 30
+ALL_HIGH = 0x3FFFFFFF  # every GPIO 0..29 pulled up, nothing pressed
+
+
+class Board:
+    """The outside world: pin levels, the clock, and the registered handlers."""
+
+    def __init__(self, t=0):
+        self.reg = ALL_HIGH
+        self.now = [t]  # a list so the clock closure reads it without allocating
+        self.handlers = {}
+        self.pins = {}
+        self.irq_disabled = 0
+        self.disable_calls = 0
+        self.bad_reads = 0
+
+    def ticks(self):
+        return self.now[0]
+
+    def set_time(self, t):
+        self.now[0] = t % PERIOD
+
+    def level(self, gpio, down):
+        if down:
+            self.reg &= ~(1 << gpio)
+        else:
+            self.reg |= 1 << gpio
+
+    def fire(self, gpio):
+        h = self.handlers[gpio]
+        if h is not None:
+            h(self.pins[gpio])
+
+    def edge(self, t, gpio, down):
+        """Pin `gpio` changes level at time t and its interrupt is serviced then."""
+        self.set_time(t)
+        self.level(gpio, down)
+        self.fire(gpio)
+
+
+BOARD = Board()
+
+
+class FakePin:
+    IN = 0
+    OUT = 1
+    PULL_UP = 1
+    PULL_DOWN = 2
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
+
+    def __init__(self, gpio, mode=-1, pull=-1):
+        self.gpio = gpio
+        self.mode = mode
+        self.pull = pull
+        self.trigger = None
+        self.hard = None
+        BOARD.pins[gpio] = self
+
+    def irq(self, handler=None, trigger=12, hard=False):
+        BOARD.handlers[self.gpio] = handler
+        self.trigger = trigger
+        self.hard = hard
+
+
+class FakeMem:
+    def __getitem__(self, addr):
+        if addr != GPIO_IN:
+            BOARD.bad_reads += 1
+        return BOARD.reg
+
+
+class FakeMachine:
+    Pin = FakePin
+    mem32 = FakeMem()
+
+    @staticmethod
+    def disable_irq():
+        BOARD.irq_disabled += 1
+        BOARD.disable_calls += 1
+        return 7
+
+    @staticmethod
+    def enable_irq(state):
+        BOARD.irq_disabled -= 1
+
+
+sys.modules["machine"] = FakeMachine  # what `import machine` in start() will find
+
+from firmware.boards import pico  # noqa: E402
+from firmware.hw.buttons import ButtonCapture  # noqa: E402
+
+A0, B0, A1, B1 = pico.P0_A, pico.P0_B, pico.P1_A, pico.P1_B
+DB = 10_000
+
+
+def new_board(t=0, size=64, debounce_us=DB, pins=None):
+    global BOARD
+    BOARD = Board(t)
+    bc = ButtonCapture(pins or pico.BUTTONS, debounce_us=debounce_us, size=size, ticks_us=BOARD.ticks)
+    bc.start()  # imports the fake machine from sys.modules
+    return bc
+
+
+def ev(events):
+    return [[e[0], e[1], e[2], 1 if e[3] else 0] for e in events]
+
+
+def counters(bc):
+    return {
+        "dropped": bc.dropped,
+        "presses": list(bc.presses),
+        "bounces": list(bc.bounces),
+        "bad_reads": BOARD.bad_reads,
+        "irq_left_disabled": BOARD.irq_disabled,
+    }
+
+
+# ---- cases: each returns a dict of observations --------------------------------------
+
+
+def case_start():
+    bc = new_board()
+    handlers = [BOARD.handlers[g] for g in bc.gpios]
+    same = all(h is handlers[0] for h in handlers)
+    pins = [BOARD.pins[g] for g in bc.gpios]
+    return {
+        "gpios": list(bc.gpios),
+        "one_handler": same and handlers[0] is bc._isr,
+        "modes": [p.mode for p in pins],
+        "pulls": [p.pull for p in pins],
+        "triggers": [p.trigger for p in pins],
+        "hard": [p.hard for p in pins],
+        "events": ev(bc.drain()),
+    }
+
+
+def case_held_at_start():
+    global BOARD
+    BOARD = Board(500)
+    BOARD.level(B1, True)  # player 1's B already held when capture starts
+    bc = ButtonCapture(pico.BUTTONS, ticks_us=BOARD.ticks)
+    bc.start(FakeMachine)
+    first = ev(bc.drain())
+    BOARD.set_time(900_000)
+    second = ev(bc.drain())
+    return {"first": first, "second": second}
+
+
+def case_order():
+    bc = new_board()
+    b = BOARD
+    b.edge(1000, A1, True)
+    b.edge(1500, B0, True)
+    b.edge(2000, A0, True)
+    b.edge(40_000, A1, False)
+    b.edge(40_300, B0, False)
+    b.edge(41_000, A0, False)
+    b.set_time(60_000)
+    out = ev(bc.drain())
+    out2 = ev(bc.drain())
+    r = {"events": out, "again": out2}
+    r.update(counters(bc))
+    return r
+
+
+def case_tie():
+    # Both players close their contacts before the interrupt is serviced. The rp2 port
+    # then calls the handler for the lower pin first, then the higher one.
+    bc = new_board()
+    b = BOARD
+    b.set_time(5000)
+    b.level(A1, True)
+    b.level(A0, True)
+    b.fire(A0)  # lower pin serviced first ...
+    b.set_time(5020)
+    b.fire(A1)  # ... then the higher one, 20 us later
+    b.set_time(50_000)
+    events = ev(bc.drain())
+    # Release P1's and press P0's B at once, serviced in the other pin order.
+    b.set_time(70_000)
+    b.level(A1, False)
+    b.level(B0, True)
+    b.fire(A1)
+    b.set_time(70_020)
+    b.fire(B0)
+    b.set_time(90_000)
+    events2 = ev(bc.drain())
+    return {"events": events, "events2": events2}
+
+
+def case_bounce():
+    bc = new_board()
+    b = BOARD
+    t = 100_000
+    b.edge(t, A0, True)  # the touch
+    level = True
+    for k in range(30):  # 30 bounce edges within 5 ms, ending pressed
+        level = not level
+        b.edge(t + 160 * (k + 1), A0, level if k < 29 else True)
+    end_level_pressed = not (b.reg & (1 << A0))
+    for f in range(10):  # frames while held
+        bc.poll(t + 20_000 + 16_000 * f)
+    press = ev(bc.drain(poll=False))
+    r = t + 300_000
+    b.edge(r, A0, False)  # the release, with its own 30 bounces ending released
+    level = False
+    for k in range(30):
+        level = not level
+        b.edge(r + 150 * (k + 1), A0, level if k < 29 else False)
+    b.set_time(r + 50_000)
+    release = ev(bc.drain())
+    res = {"press": press, "release": release, "end_level_pressed": end_level_pressed}
+    res.update(counters(bc))
+    return res
+
+
+def case_stuck():
+    bc = new_board()
+    b = BOARD
+    b.edge(2000, B0, True)  # B0 gets stuck down
+    t = 2000
+    other = False
+    out = []
+    for f in range(625):  # 10 s of 16 ms frames, player 1 mashing A every 5th frame
+        t += 16_000
+        if f % 5 == 0:
+            other = not other
+            b.edge(t - 3000, A1, other)
+        b.set_time(t)
+        bc.drain(out)  # what the app does each frame
+    events = ev(out)
+    b0_events = [e for e in events if e[1] == 0]
+    res = {"b0_events": b0_events, "n_events": len(events), "b0_down": bc.is_down(1)}
+    res.update(counters(bc))
+    return res
+
+
+def case_overflow():
+    bc = new_board(size=8)
+    b = BOARD
+    t = 10_000
+    for k in range(6):  # 12 events, nobody drains
+        b.edge(t, A0, True)
+        b.edge(t + 20_000, A0, False)
+        t += 40_000
+    pending = bc.pending()
+    first = ev(bc.drain(poll=False))
+    b.edge(t, B1, True)  # room again after the drain
+    after = ev(bc.drain(poll=False))
+    res = {"pending": pending, "first": first, "after": after}
+    res.update(counters(bc))
+    return res
+
+
+def case_wrap():
+    bc = new_board(t=PERIOD - 5000)
+    b = BOARD
+    t0 = PERIOD - 2000
+    b.edge(t0, A0, True)  # accepted, just before the wrap
+    b.edge(t0 + 1000, A0, False)  # bounce
+    b.edge(t0 + 2500, A0, True)  # bounce, after the wrap (stamp 500)
+    b.edge(t0 + 9000, A0, False)  # bounce: still 9 ms after the press
+    b.edge(t0 + 9500, A0, True)  # bounce
+    b.edge(t0 + 11_000, A0, False)  # 11 ms after the press: a real release (stamp 9000)
+    b.edge(t0 + 12_000, A0, True)  # bounces of that release ...
+    b.edge(t0 + 12_400, A0, False)  # ... settling released
+    b.set_time(t0 + 40_000)
+    across = ev(bc.drain())
+    # A long idle spell: 2**29 + 100 us after an edge, ticks_diff is negative; the lock-
+    # out must count as expired (no poll in between).
+    bc2 = new_board(t=0)
+    b = BOARD
+    b.edge(1000, B1, True)
+    b.edge(1000 + (1 << 29) + 100, B1, False)
+    idle = ev(bc2.drain())
+    # 2**30 + 5 us later ticks_diff is 5 again; a poll() in between retires the lock-out.
+    bc3 = new_board(t=0)
+    b = BOARD
+    b.edge(1000, A1, True)
+    bc3.poll(1000 + (1 << 28) + 7)
+    b.edge(1000 + PERIOD + 5, A1, False)
+    full_period = ev(bc3.drain(poll=False))
+    return {"across": across, "idle": idle, "full_period": full_period, "bounces": list(bc.bounces)}
+
+
+def case_lost_release():
+    bc = new_board()
+    b = BOARD
+    b.edge(100_000, A0, True)  # press accepted
+    b.edge(103_000, A0, False)  # real release inside the lock-out: ignored as a bounce
+    calls0 = BOARD.disable_calls
+    bc.poll(105_000)  # still locked out: nothing yet
+    mid = ev(bc.drain(poll=False))
+    calls1 = BOARD.disable_calls
+    bc.poll(112_000)  # lock-out over and the level differs: the release, stamped now
+    after = ev(bc.drain(poll=False))
+    calls2 = BOARD.disable_calls
+    # Same, reconciled by the next interrupt (another button's) instead of a poll.
+    b.edge(200_000, B0, True)
+    b.edge(204_000, B0, False)  # swallowed
+    b.edge(215_000, A1, True)  # P1 presses: that interrupt also settles P0's B
+    via_irq = ev(bc.drain(poll=False))
+    # Idle frames do not disable IRQs.
+    b.set_time(400_000)
+    calls3 = BOARD.disable_calls
+    for f in range(100):
+        bc.poll(400_000 + f * 16_000)
+    calls4 = BOARD.disable_calls
+    return {
+        "mid": mid,
+        "after": after,
+        "via_irq": via_irq,
+        "disable_before": calls1 - calls0,
+        "disable_reconcile": calls2 - calls1,
+        "disable_idle": calls4 - calls3,
+        "irq_left_disabled": BOARD.irq_disabled,
+    }
+
+
+def case_stale_now():
+    # The app may pass poll() a `now` read just before an interrupt stamped a press:
+    # a slightly negative ticks_diff must not end that press's lock-out.
+    bc = new_board()
+    b = BOARD
+    b.edge(100_000, A0, True)
+    bc.poll(99_950)
+    b.edge(100_200, A0, False)  # bounce
+    b.edge(100_400, A0, True)  # bounce
+    b.set_time(130_000)
+    return {"events": ev(bc.drain()), "bounces": list(bc.bounces)}
+
+
+def _locked_run(bc, b, log):
+    # Everything below runs with the heap locked (MicroPython): the handler, ties,
+    # bounces, a full ring, the tick wrap, lock-out expiry, and poll()'s idle path.
+    errors = 0
+    try:
+        t = PERIOD - 3000
+        b.now[0] = t
+        b.reg &= ~(1 << A0)
+        b.reg &= ~(1 << A1)
+        b.fire(A0)  # tie: two events, one stamp
+        b.fire(A1)
+        b.now[0] = t + 1000
+        b.reg |= 1 << A0
+        b.fire(A0)  # bounce
+        b.now[0] = 500  # wrapped
+        b.reg &= ~(1 << A0)
+        b.fire(A0)  # bounce
+        b.now[0] = 9000
+        b.reg |= 1 << A0
+        b.reg |= 1 << A1
+        b.fire(A0)  # both released (tie) after the wrap: 12 ms after the press
+        b.now[0] = 30_000
+        b.reg &= ~(1 << B0)
+        b.fire(B0)  # ring (size 4) now full
+        b.now[0] = 50_000
+        b.reg |= 1 << B0
+        b.fire(B0)  # dropped
+        b.now[0] = 70_000
+        bc.poll(70_000)  # idle frame: nothing to do
+        bc.poll(70_016)
+    except MemoryError:
+        errors += 1
+    log[0] = errors
+
+
+def case_heap_lock():
+    res = {"micropython": MICROPYTHON}
+    if not MICROPYTHON:
+        return res
+    import micropython
+
+    bc = new_board(t=0, size=4)
+    b = BOARD
+    bc.drain()  # settle; nothing pending
+    log = [0]
+    probe = [0]
+    # Prove the lock works: an allocation under it must raise.
+    micropython.heap_lock()
+    try:
+        probe[0] = len([0] * 8)
+    except MemoryError:
+        probe[0] = -1
+    micropython.heap_unlock()
+    micropython.heap_lock()
+    try:
+        _locked_run(bc, b, log)
+    finally:
+        micropython.heap_unlock()
+    res["lock_effective"] = probe[0] == -1
+    res["memory_errors"] = log[0]
+    res["events"] = ev(bc.drain(poll=False))
+    res.update(counters(bc))
+    return res
+
+
+def case_cpython_ticks():
+    # The module's own clock fallback (CPython) or time.ticks_us (MicroPython): a
+    # capture built without an injected clock stamps with it; stamps stay < 2**30.
+    global BOARD
+    BOARD = Board()
+    bc = ButtonCapture(pico.BUTTONS)
+    bc.start(FakeMachine)
+    BOARD.level(A0, True)
+    BOARD.fire(A0)
+    out = ev(bc.drain(poll=False))
+    return {"n": len(out), "in_range": all(0 <= e[0] < PERIOD for e in out)}
+
+
+CASES = {
+    "start": case_start,
+    "held_at_start": case_held_at_start,
+    "order": case_order,
+    "tie": case_tie,
+    "bounce": case_bounce,
+    "stuck": case_stuck,
+    "overflow": case_overflow,
+    "wrap": case_wrap,
+    "lost_release": case_lost_release,
+    "stale_now": case_stale_now,
+    "heap_lock": case_heap_lock,
+    "default_clock": case_cpython_ticks,
+}
+
+
+def main(argv):
+    names = argv[1:] or sorted(CASES)
+    for name in names:
+        try:
+            r = CASES[name]()
+            r["case"] = name
+        except Exception as e:  # report, and keep going with the other cases
+            r = {"case": name, "error": "%s: %s" % (type(e).__name__, e)}
+        print("RESULT " + json.dumps(r))
+
+
+main(sys.argv)

@@ -1,0 +1,186 @@
+"""Button capture (firmware/hw/buttons.py) under the real MicroPython interpreter.
+
+tests/mp/buttons_driver.py installs a fake `machine` (Pin with irq handlers, mem32 with
+a test-controlled GPIO_IN word, disable_irq/enable_irq), drives the capture with a
+simulated clock, and prints one `RESULT <json>` line per case. It runs under the unix
+MicroPython binary (heap of 150K, like a device) and under CPython; the checks below
+apply to both, and the two must agree. The heap_lock case (MicroPython only) fires the
+interrupt handler with the heap locked, so any allocation in it raises MemoryError.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DRIVER = ROOT / "tests" / "mp" / "buttons_driver.py"
+MICROPYTHON = Path(sys.executable).parent / "micropython"
+PERIOD = 1 << 30
+DB = 10_000
+# The pin map's order: (P0 A, P0 B, P1 A, P1 B) = indices 0..3 of presses/bounces.
+
+
+def _run(cmd, env):
+    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, "driver failed (%d)\nstdout:\n%s\nstderr:\n%s" % (p.returncode, p.stdout, p.stderr)
+    results = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            r = json.loads(line[len("RESULT ") :])
+            results[r["case"]] = r
+    assert results, "no RESULT lines:\n" + p.stdout + p.stderr
+    errors = {k: r["error"] for k, r in results.items() if "error" in r}
+    assert not errors, errors
+    return results
+
+
+@pytest.fixture(scope="module")
+def mp_results():
+    if not MICROPYTHON.exists():
+        pytest.skip("MicroPython unix binary not found at %s (run `make setup`)" % MICROPYTHON)
+    env = dict(os.environ, MICROPYPATH=str(ROOT))
+    return _run([str(MICROPYTHON), "-X", "heapsize=150K", str(DRIVER)], env)
+
+
+@pytest.fixture(scope="module")
+def cp_results():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return _run([sys.executable, str(DRIVER)], env)
+
+
+@pytest.fixture(params=["micropython", "cpython"])
+def res(request):
+    return request.getfixturevalue("mp_results" if request.param == "micropython" else "cp_results")
+
+
+def test_start_configures_pins_with_one_hard_handler(res):
+    r = res["start"]
+    assert r["gpios"] == [2, 3, 14, 15]
+    assert r["one_handler"]  # the same cached bound method on every pin
+    assert r["modes"] == [0] * 4  # Pin.IN
+    assert r["pulls"] == [1] * 4  # Pin.PULL_UP
+    assert r["triggers"] == [4 | 8] * 4  # IRQ_FALLING | IRQ_RISING
+    assert r["hard"] == [True] * 4
+    assert r["events"] == []
+
+
+def test_button_held_at_start_is_one_press(res):
+    r = res["held_at_start"]
+    assert r["first"] == [[500, 1, "B", 1]]
+    assert r["second"] == []
+
+
+def test_events_in_stamp_order(res):
+    r = res["order"]
+    assert r["events"] == [
+        [1000, 1, "A", 1],
+        [1500, 0, "B", 1],
+        [2000, 0, "A", 1],
+        [40000, 1, "A", 0],
+        [40300, 0, "B", 0],
+        [41000, 0, "A", 0],
+    ]
+    stamps = [e[0] for e in r["events"]]
+    assert stamps == sorted(stamps)
+    assert r["again"] == []
+    assert r["presses"] == [1, 1, 1, 0] and r["bounces"] == [0] * 4 and r["dropped"] == 0
+    assert r["bad_reads"] == 0  # only ever read mem32[0xd0000004]
+
+
+def test_buttons_changed_in_one_interrupt_share_the_stamp(res):
+    # R21: two buttons seen by one interrupt are one instant, a tie -- whichever pin's
+    # handler the port happens to call first, and the second call adds nothing.
+    r = res["tie"]
+    assert r["events"] == [[5000, 0, "A", 1], [5000, 1, "A", 1]]
+    assert r["events2"] == [[70000, 0, "B", 1], [70000, 1, "A", 0]]
+
+
+def test_bounce_burst_is_one_press_and_one_release(res):
+    r = res["bounce"]
+    assert r["end_level_pressed"]
+    assert r["press"] == [[100000, 0, "A", 1]]  # the first edge is the touch
+    assert r["release"] == [[400000, 0, "A", 0]]
+    assert r["presses"] == [1, 0, 0, 0]
+    assert r["bounces"] == [60, 0, 0, 0]  # 30 ignored edges on each side
+    assert r["dropped"] == 0
+
+
+def test_stuck_button_is_one_press_no_flood(res):
+    r = res["stuck"]
+    assert r["b0_events"] == [[2000, 0, "B", 1]]
+    assert r["b0_down"] is True
+    assert r["presses"][1] == 1
+    assert r["n_events"] == 1 + 125  # plus the other player's 125 clean edges
+    assert r["dropped"] == 0
+
+
+def test_ring_overflow_is_counted_and_keeps_unread_events(res):
+    r = res["overflow"]
+    assert r["pending"] == 8
+    assert r["dropped"] == 4
+    # The 8 oldest survive (never overwritten); the 4 newest were lost and counted.
+    assert r["first"] == [[10000 + 20000 * k, 0, "A", 1 - k % 2] for k in range(8)]
+    assert r["presses"][0] == 6  # presses count what the buttons did, dropped or not
+    assert r["after"] == [[250000, 1, "B", 1]]
+
+
+def test_stamps_and_debounce_across_the_tick_wrap(res):
+    r = res["wrap"]
+    # Pressed 2 ms before the wrap; edges 1-9.5 ms later (after the wrap) are bounce;
+    # 11 ms after the press the release is real and stamped 9000 (wrapped).
+    assert r["across"] == [[PERIOD - 2000, 0, "A", 1], [9000, 0, "A", 0]]
+    assert r["bounces"] == [6, 0, 0, 0]
+    # 2**29 + 100 us idle: ticks_diff turns negative; the lock-out still counts as over.
+    assert r["idle"] == [[1000, 1, "B", 1], [(1000 + (1 << 29) + 100) % PERIOD, 1, "B", 0]]
+    # A whole period later ticks_diff is 5 again; poll() had retired the lock-out.
+    assert r["full_period"] == [[1000, 1, "A", 1], [1005, 1, "A", 0]]
+
+
+def test_release_inside_lockout_is_reconciled(res):
+    r = res["lost_release"]
+    assert r["mid"] == [[100000, 0, "A", 1]]  # the early release is not emitted yet ...
+    assert r["after"] == [[112000, 0, "A", 0]]  # ... but the poll after the lock-out does
+    # Or the next interrupt does (another button's), with that interrupt's stamp.
+    assert r["via_irq"] == [[200000, 0, "B", 1], [215000, 0, "B", 0], [215000, 1, "A", 1]]
+    # poll() disables IRQs only to apply a change, never on ordinary frames.
+    assert r["disable_before"] == 0
+    assert r["disable_reconcile"] == 1
+    assert r["disable_idle"] == 0
+    assert r["irq_left_disabled"] == 0
+
+
+def test_poll_with_a_slightly_stale_now_keeps_the_lockout(res):
+    r = res["stale_now"]
+    assert r["events"] == [[100000, 0, "A", 1]]
+    assert r["bounces"] == [2, 0, 0, 0]
+
+
+def test_default_clock_stamps_wrap_at_2_pow_30(res):
+    r = res["default_clock"]
+    assert r["n"] == 1 and r["in_range"]
+
+
+def test_handler_allocates_nothing_under_heap_lock(mp_results):
+    r = mp_results["heap_lock"]
+    assert r["micropython"] is True
+    assert r["lock_effective"]  # an allocation under heap_lock() does raise
+    assert r["memory_errors"] == 0  # ... and the handler (and idle poll) never did
+    assert r["events"] == [
+        [PERIOD - 3000, 0, "A", 1],
+        [PERIOD - 3000, 1, "A", 1],
+        [9000, 0, "A", 0],
+        [9000, 1, "A", 0],
+    ]
+    assert r["dropped"] == 2  # ring of 4 full: both of B0's edges counted, not stored
+    assert r["bounces"] == [2, 0, 0, 0]
+    assert r["presses"] == [1, 1, 1, 0]
+
+
+def test_micropython_and_cpython_agree(mp_results, cp_results):
+    for case, r in cp_results.items():
+        if case != "heap_lock":
+            assert mp_results[case] == r, case
