@@ -22,6 +22,7 @@ test: $(STAMP)
 # Speed and memory tables (never timed tests).
 bench: $(STAMP)
 	$(PY) tools/bench_rules.py
+	$(PY) tools/bench_irq_fairness.py
 
 # Regenerate the golden playthrough transcripts (only when a rule change is intended).
 golden: $(STAMP)

@@ -83,17 +83,18 @@ class Arbiter:
     def _apply(self, e, results, tie_loser=False):
         t, _, action, was_legal = e
         game = self.game
+        legal = game.why_not(action) is None
         covered = None
-        if action[0] == "play" and game.why_not(action) is None:
+        if legal and action[0] == "play":
             covered = game.piles[action[3]][-1]
         rnd = game.round
         reason = game.apply(action)
-        p = action[1] if len(action) > 1 and action[1] in (0, 1) else None
+        p = _player(action)
         if reason is None:
             self._applied_t[p] = [t, rnd]
             if covered is not None:
                 self._covered[action[3]] = [t, p, covered, rnd]
-        elif p is not None and (tie_loser or self._lost_race(action, t, was_legal)):
+        elif p >= 0 and (tie_loser or self._lost_race(action, t, was_legal)):
             reason = BEATEN
             self.races += 1
             last = self._applied_t[1 - p]
@@ -109,7 +110,7 @@ class Arbiter:
             return True
         if action[0] == "play" and len(action) == 4:
             j = action[3]
-            if j in (0, 1) and action[2] in (0, 1, 2, 3, 4):
+            if _index(j, 2) and _index(action[2], 5):
                 rec = self._covered[j]
                 s = self.game.stock[p][action[2]]
                 return (rec is not None and rec[1] != p and rec[3] == self.game.round and
@@ -123,8 +124,10 @@ class Arbiter:
         # player, having lost this tie, gets priority for the next one.
         game = self.game
         first = game.tie_priority
-        ordered = [e for e in group if e[2][1] == first] + [e for e in group if e[2][1] != first]
-        reverse = [e for e in group if e[2][1] != first] + [e for e in group if e[2][1] == first]
+        mine = [e for e in group if _player(e[2]) == first]
+        others = [e for e in group if _player(e[2]) != first]
+        ordered = mine + others
+        reverse = others + mine
         for order in (ordered, reverse):
             if _all_apply(game, order):
                 for e in order:
@@ -133,21 +136,28 @@ class Arbiter:
         self.ties += 1
         legal_now = [game.why_not(e[2]) is None for e in ordered]
         for e, was in zip(ordered, legal_now):
-            loser = e[2][1] != first and was
+            loser = _player(e[2]) == 1 - first and was
             self._apply(e, results, tie_loser=loser)
         game.tie_priority = 1 - first
 
 
+def _index(x, n):
+    return type(x) is int and 0 <= x < n
+
+
+def _player(action):
+    """The player an action names, or -1 for junk (which the game refuses anyway)."""
+    kind = type(action)
+    if (kind is tuple or kind is list) and len(action) > 1 and _index(action[1], 2):
+        return action[1]
+    return -1
+
+
 def _both_players(group):
-    seen0 = seen1 = False
+    seen = 0
     for e in group:
-        a = e[2]
-        if len(a) > 1:
-            if a[1] == 0:
-                seen0 = True
-            elif a[1] == 1:
-                seen1 = True
-    return seen0 and seen1
+        seen |= 1 << (_player(e[2]) + 1)
+    return seen & 6 == 6
 
 
 def _all_apply(game, order):

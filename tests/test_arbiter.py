@@ -133,3 +133,28 @@ def test_settle_result_does_not_depend_on_arrival_order(presses, base):
     b = run(list(reversed(presses)))
     assert a[1] == b[1]
     assert sorted(a[0], key=repr) == sorted(b[0], key=repr)
+
+
+def test_junk_pressed_into_the_arbiter_is_refused_not_raised():
+    g = race_game()
+    before = g.snapshot()
+    arb = Arbiter(g)
+    for n, junk in enumerate([None, (), "play", ("play",), ("play", 7, 0, 0), ["slap", 0, 0],
+                              ("play", 0, "x", 0), ("play", True, 0, 0), 42]):
+        arb.press(junk, 100 + n)
+    res = arb.settle(10_000)
+    assert len(res) == 9
+    assert all(isinstance(r, str) and r != BEATEN for a, t, r in res)
+    assert g.snapshot() == before
+
+
+def test_junk_in_the_same_instant_as_real_presses_is_refused_and_the_rest_applies():
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(None, 100)
+    arb.press(("play", 0, 0, 0), 100)
+    arb.press(("play", 1, 1, 0), 100)        # 2H on 8S: doesn't fit
+    res = {repr(a): r for a, t, r in arb.settle(9000)}
+    assert res["None"] == "bad action"
+    assert res[repr(("play", 0, 0, 0))] is None
+    assert res[repr(("play", 1, 1, 0))] == "doesn't fit"
