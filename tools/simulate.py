@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""CPU-vs-CPU self-play: every pairing of difficulty levels, N games each, through
+Pad -> Arbiter -> Game on a simulated clock (shared_rules/selfplay.py), no rendering.
+
+    python tools/simulate.py --games 300            # the table + build/simulate.json
+    python tools/simulate.py --pairing hard-normal --seed 12   # reproduce one game
+    python tools/simulate.py --rules points         # the points variant
+
+Game g of a pairing a-b is seed first_seed + g; level a sits in seat 0 for even seeds
+and seat 1 for odd ones, so a seed and a pairing name one game exactly. Any broken
+invariant is printed with the command that reproduces it, counted in the JSON's
+"violations", and makes the exit status 1. See docs/SIMULATION.md.
+"""
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from shared_rules.bot import LEVEL_NAMES  # noqa: E402
+from shared_rules.game import Rules  # noqa: E402
+from shared_rules.selfplay import play, summary  # noqa: E402
+
+PAIRINGS = (("hard", "normal"), ("normal", "easy"), ("hard", "easy"),
+            ("hard", "hard"), ("normal", "normal"), ("easy", "easy"))
+# Issue 3's targets: (a, b, lowest a win rate, highest a win rate).
+TARGETS = (("hard", "normal", 0.70, 1.0), ("normal", "easy", 0.70, 1.0),
+           ("hard", "hard", 0.40, 0.60), ("normal", "normal", 0.40, 0.60),
+           ("easy", "easy", 0.40, 0.60))
+MINUTES_EQUAL = (2.0, 10.0)      # mean simulated minutes of a standard equal game
+US_PER_MIN = 60000000
+
+
+def parse_pairing(text):
+    for sep in ("-", ",", ":"):
+        if sep in text:
+            a, b = text.split(sep, 1)
+            break
+    else:
+        raise argparse.ArgumentTypeError("pairing is LEVEL-LEVEL, e.g. hard-normal")
+    a = a.strip().lower()
+    b = b.strip().lower()
+    if a not in LEVEL_NAMES or b not in LEVEL_NAMES:
+        raise argparse.ArgumentTypeError("levels are %s" % ", ".join(LEVEL_NAMES))
+    return (a, b)
+
+
+def make_rules(args):
+    return Rules(points=args.rules == "points", manual_flip=args.manual_flip)
+
+
+def seats(pairing, seed):
+    a, b = pairing
+    return (a, b) if seed % 2 == 0 else (b, a)
+
+
+def run_one(task):
+    """Worker: one game. task = (pairing index, a, b, seed, points, manual_flip)."""
+    k, a, b, seed, points, manual = task
+    lv = seats((a, b), seed)
+    st = play(seed, lv, Rules(points=points, manual_flip=manual))
+    a_seat = 0 if seed % 2 == 0 else 1
+    return k, seed, lv, a_seat, st
+
+
+def reproduce_cmd(pairing, seed, args):
+    cmd = "python tools/simulate.py --pairing %s-%s --seed %d" % (pairing[0], pairing[1], seed)
+    if args.rules != "standard":
+        cmd += " --rules " + args.rules
+    if args.manual_flip:
+        cmd += " --manual-flip"
+    return cmd
+
+
+def pct(x):
+    return "%5.1f%%" % (100.0 * x)
+
+
+def aggregate(pairing, games):
+    """games: [(a_seat, stats)] -> the pairing's row (a dict, JSON-ready)."""
+    n = len(games)
+    a_wins = b_wins = draws = 0
+    rounds = us = races = ties = stalls = plays = 0
+    minutes = []
+    for a_seat, st in games:
+        w = st["winner"]
+        if w < 0:
+            draws += 1
+        elif w == a_seat:
+            a_wins += 1
+        else:
+            b_wins += 1
+        rounds += st["rounds"]
+        us += st["us"]
+        races += st["races"]
+        ties += st["ties"]
+        stalls += st["stalls"]
+        plays += st["plays"]
+        minutes.append(st["us"] / US_PER_MIN)
+    minutes.sort()
+    total_min = us / US_PER_MIN
+    return {
+        "a": pairing[0], "b": pairing[1], "games": n,
+        "a_wins": a_wins, "b_wins": b_wins, "draws": draws,
+        "a_win_rate": round(a_wins / n, 3) if n else 0.0,
+        "mean_rounds": round(rounds / n, 2) if n else 0.0,
+        "mean_minutes": round(total_min / n, 2) if n else 0.0,
+        "median_minutes": round(minutes[n // 2], 2) if n else 0.0,
+        "p90_minutes": round(minutes[(n * 9) // 10], 2) if n else 0.0,
+        "max_minutes": round(minutes[-1], 2) if n else 0.0,
+        "races_per_game": round(races / n, 2) if n else 0.0,
+        "ties_per_game": round(ties / n, 3) if n else 0.0,
+        "stalls_per_round": round(stalls / rounds, 2) if rounds else 0.0,
+        "plays_per_minute": round(plays / total_min, 1) if total_min else 0.0,
+    }
+
+
+HEADER = ("pairing", "games", "a wins", "draws", "rounds", "minutes", "med", "p90",
+          "races/g", "ties/g", "stalls/rd", "plays/min")
+
+
+def format_table(rows):
+    lines = []
+    fmt = "%-14s %5s %7s %5s %6s %7s %5s %5s %7s %6s %9s %9s"
+    lines.append(fmt % HEADER)
+    for r in rows:
+        lines.append(fmt % (
+            "%s-%s" % (r["a"], r["b"]), r["games"], pct(r["a_win_rate"]), r["draws"],
+            "%.1f" % r["mean_rounds"], "%.2f" % r["mean_minutes"],
+            "%.1f" % r["median_minutes"], "%.1f" % r["p90_minutes"],
+            "%.1f" % r["races_per_game"], "%.2f" % r["ties_per_game"],
+            "%.2f" % r["stalls_per_round"], "%.0f" % r["plays_per_minute"]))
+    return "\n".join(lines)
+
+
+def check_targets(rows, standard):
+    """Issue 3's targets, as (description, met) pairs, for the rows present."""
+    by = {}
+    for r in rows:
+        by[(r["a"], r["b"])] = r
+    out = []
+    for a, b, lo, hi in TARGETS:
+        r = by.get((a, b))
+        if r is None:
+            continue
+        what = "%s beats %s" % (a, b) if a != b else "%s-%s near even" % (a, b)
+        out.append(("%s: %s of games to %s, target %d%%..%d%%" % (
+            what, pct(r["a_win_rate"]).strip(), a, round(lo * 100), round(hi * 100)),
+            lo <= r["a_win_rate"] <= hi))
+    if standard:
+        for lvl in LEVEL_NAMES:
+            r = by.get((lvl, lvl))
+            if r is None:
+                continue
+            lo, hi = MINUTES_EQUAL
+            out.append(("%s-%s lasts %.2f min (mean) in [%g, %g]" % (
+                lvl, lvl, r["mean_minutes"], lo, hi), lo <= r["mean_minutes"] <= hi))
+    return out
+
+
+class Progress:
+    def __init__(self, total, stream):
+        self.total = total
+        self.stream = stream
+        self.on = total > 1 and stream.isatty()
+        self.done = 0
+        self.last = -1
+
+    def tick(self):
+        self.done += 1
+        if not self.on:
+            return
+        filled = (30 * self.done) // self.total
+        if filled != self.last or self.done == self.total:
+            self.last = filled
+            self.stream.write("\r[%s%s] %d/%d games" % (
+                "#" * filled, "." * (30 - filled), self.done, self.total))
+            self.stream.flush()
+
+    def close(self):
+        if self.on:
+            self.stream.write("\r" + " " * 60 + "\r")
+            self.stream.flush()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", "-n", type=int, default=300, help="games per pairing (300)")
+    ap.add_argument("--pairing", type=parse_pairing, action="append",
+                    help="only this pairing, e.g. hard-normal (repeatable)")
+    ap.add_argument("--seed", type=int, help="play just this seed (reproduce one game)")
+    ap.add_argument("--first-seed", type=int, default=0, help="seed of game 0 (0)")
+    ap.add_argument("--rules", choices=("standard", "points"), default="standard")
+    ap.add_argument("--manual-flip", action="store_true", help="the manual_flip option")
+    ap.add_argument("--json", default=None,
+                    help="where to write the JSON (build/simulate.json; none with --seed)")
+    ap.add_argument("--jobs", "-j", type=int, default=0, help="processes (0: one per CPU)")
+    ap.add_argument("--strict", action="store_true", help="also fail if a target is missed")
+    args = ap.parse_args(argv)
+    pairings = args.pairing or list(PAIRINGS)
+    if args.seed is not None:
+        seeds = [args.seed]
+    else:
+        if args.games < 1:
+            ap.error("--games must be at least 1")
+        seeds = list(range(args.first_seed, args.first_seed + args.games))
+    json_path = args.json
+    if json_path is None and args.seed is None:
+        json_path = os.path.join(ROOT, "build", "simulate.json")
+    rules = make_rules(args)
+    tasks = []
+    for k, (a, b) in enumerate(pairings):
+        for s in seeds:
+            tasks.append((k, a, b, s, rules.points, rules.manual_flip))
+
+    t0 = time.time()
+    progress = Progress(len(tasks), sys.stderr)
+    jobs = args.jobs or (os.cpu_count() or 1)
+    results = []
+    if jobs > 1 and len(tasks) > 20:
+        import multiprocessing
+        with multiprocessing.Pool(jobs) as pool:
+            for r in pool.imap(run_one, tasks, chunksize=4):
+                results.append(r)
+                progress.tick()
+    else:
+        for t in tasks:
+            results.append(run_one(t))
+            progress.tick()
+    progress.close()
+    elapsed = time.time() - t0
+
+    per = [[] for _ in pairings]
+    violations = []
+    for k, seed, lv, a_seat, st in results:
+        per[k].append((a_seat, st))
+        for msg in st["violations"]:
+            violations.append({"pairing": "%s-%s" % pairings[k], "seed": seed,
+                               "seats": list(lv), "message": msg,
+                               "reproduce": reproduce_cmd(pairings[k], seed, args)})
+        if args.seed is not None:
+            print("%s-%s seats %s/%s: %s" % (pairings[k][0], pairings[k][1], lv[0], lv[1],
+                                             summary(st)))
+    rows = [aggregate(p, g) for p, g in zip(pairings, per)]
+
+    label = args.rules + (" + manual_flip" if args.manual_flip else "")
+    print("Spit CPU vs CPU, %s rules, %d game(s) per pairing (seeds %d..%d), %.1f s"
+          % (label, len(seeds), seeds[0], seeds[-1], elapsed))
+    print(format_table(rows))
+    targets = check_targets(rows, args.rules == "standard" and not args.manual_flip)
+    if args.seed is None:
+        for desc, ok in targets:
+            print("  [%s] %s" % ("ok" if ok else "MISSED", desc))
+    for v in violations:
+        print("VIOLATION %s seed %d (seats %s/%s): %s\n  reproduce: %s" % (
+            v["pairing"], v["seed"], v["seats"][0], v["seats"][1], v["message"], v["reproduce"]))
+    print("violations: %d" % len(violations))
+
+    if json_path:
+        d = os.path.dirname(json_path)
+        if d:
+            os.makedirs(d, exist_ok=True)
+        out = {
+            "rules": rules.to_dict(), "games_per_pairing": len(seeds),
+            "first_seed": seeds[0], "pairings": rows,
+            "targets": [{"target": desc, "met": ok} for desc, ok in targets],
+            "violations": len(violations), "violation_list": violations,
+            "python": platform.python_version(), "cpus": os.cpu_count(),
+            "seconds": round(elapsed, 1),
+        }
+        with open(json_path + ".tmp", "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+        os.replace(json_path + ".tmp", json_path)
+        print("wrote %s" % json_path)
+    if violations:
+        return 1
+    if args.strict and not all(ok for _, ok in targets):
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
