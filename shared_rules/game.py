@@ -621,7 +621,10 @@ def _check_snapshot(d):
         _need(len(p) > 0, "empty spit pile")
     _need(len(set(seen)) == len(seen), "a card appears twice")
     sd = d["said"]
-    _need(isinstance(sd, list) and len(sd) == 2, "said")
-    _need(d["ending"] is None or isinstance(d["ending"], dict), "ending")
+    _need(isinstance(sd, list) and len(sd) == 2 and isinstance(sd[0], bool) and
+          isinstance(sd[1], bool), "said")
+    en = d["ending"]
+    _need(en is None or (isinstance(en, dict) and en.get("end") in ("out", "stalled") and
+                         (en.get("out") is None or en.get("out") in (0, 1))), "ending")
     _need(d["phase"] != SLAP or (d["ending"] is not None and len(pl) > 0), "slap without an ending")
     _need(d["last_round"] is None or isinstance(d["last_round"], dict), "last_round")

@@ -78,3 +78,40 @@ def test_rules_reject_bad_options():
         Rules(target=0)
     with pytest.raises(ValueError):
         Rules.from_dict({"speed": 3})
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 60) | st.sampled_from(["play", "slap", "x"]),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(
+        st.sampled_from(["end", "out", "points", "x"]), inner, max_size=3),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=st.sampled_from(sorted(Game(seed=2).snapshot())), value=json_values,
+       seed=st.integers(0, 50), steps=st.integers(0, 400))
+def test_restore_of_any_mutated_snapshot_is_a_value_error_or_a_working_game(key, value, seed,
+                                                                           steps):
+    from shared_rules.rng import Rng
+    g = Game(seed=seed)
+    pick = Rng(seed)
+    for _ in range(steps):
+        acts = g.legal_actions(0) + g.legal_actions(1)
+        if not acts:
+            break
+        g.apply(acts[pick.below(len(acts))])
+    d = g.snapshot()
+    d[key] = value
+    try:
+        h = Game.restore(d)
+    except ValueError:
+        return
+    # Whatever restore accepted must be playable without raising.
+    for _ in range(50):
+        acts = h.legal_actions(0) + h.legal_actions(1)
+        if not acts:
+            break
+        assert h.apply(acts[pick.below(len(acts))]) is None
