@@ -4,20 +4,37 @@
 
 from shared_rules.cards import adjacent
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
 TICKS_PERIOD = 1 << 30
-_TICKS_MASK = TICKS_PERIOD - 1
-_TICKS_HALF = TICKS_PERIOD >> 1
+# Every intermediate below stays within +-2**30, a small int on a 32-bit port: a sum
+# like a - b + 2**29, or the constant 2**30 itself, would be a heap-allocated long int
+# on the rp2 port, in functions the loop calls many times a frame.
+_TICKS_MASK = const(0x3FFFFFFF)
+_TICKS_HALF = const(0x20000000)
 
 BEATEN = "beaten"
 
 
 def ticks_diff(a, b):
     """a - b on the wrapping tick counter, in [-2**29, 2**29), as time.ticks_diff."""
-    return ((a - b + _TICKS_HALF) & _TICKS_MASK) - _TICKS_HALF
+    d = (a - b) & _TICKS_MASK
+    if d >= _TICKS_HALF:
+        d = d - _TICKS_MASK - 1
+    return d
 
 
 def ticks_add(t, delta):
-    return (t + delta) & _TICKS_MASK
+    """t + delta wrapped to a tick, as time.ticks_add; |delta| < 2**29."""
+    if delta >= 0:
+        x = t - (_TICKS_MASK - delta) - 1      # t + delta - 2**30
+        return x if x >= 0 else x + _TICKS_MASK + 1
+    x = t + delta
+    return x + _TICKS_MASK + 1 if x < 0 else x
 
 
 class Arbiter:
@@ -108,14 +125,19 @@ class Arbiter:
             return False
         if was_legal:
             return True
-        if action[0] == "play" and len(action) == 4:
-            j = action[3]
-            if _index(j, 2) and _index(action[2], 5):
+        if action[0] == "play" and len(action) == 4 and _index(action[2], 5):
+            # The pad aims at a pile by what fits when the press is read; if the card
+            # it was racing for is already covered, it aims elsewhere. So any pile the
+            # opponent covered, within race_us, with a card this one fitted counts.
+            s = self.game.stock[p][action[2]]
+            if not s:
+                return False
+            rnd = self.game.round
+            for j in range(2):
                 rec = self._covered[j]
-                s = self.game.stock[p][action[2]]
-                return (rec is not None and rec[1] != p and rec[3] == self.game.round and
-                        0 <= ticks_diff(t, rec[0]) < self.race_us and bool(s) and
-                        adjacent(s[-1], rec[2]))
+                if (rec is not None and rec[1] != p and rec[3] == rnd and
+                        0 <= ticks_diff(t, rec[0]) < self.race_us and adjacent(s[-1], rec[2])):
+                    return True
         return False
 
     def _settle_tie(self, group, results):

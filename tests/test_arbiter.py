@@ -158,3 +158,22 @@ def test_junk_in_the_same_instant_as_real_presses_is_refused_and_the_rest_applie
     assert res["None"] == "bad action"
     assert res[repr(("play", 0, 0, 0))] is None
     assert res[repr(("play", 1, 1, 0))] == "doesn't fit"
+
+
+@given(st.integers(0, TICKS_PERIOD - 1), st.integers(-(2**29) + 1, 2**29 - 1))
+def test_ticks_add_equals_micropython(t, delta):
+    assert ticks_add(t, delta) == (t + delta) % TICKS_PERIOD
+    assert ticks_diff(ticks_add(t, delta), t) == delta
+
+
+def test_r20_beaten_when_the_pad_re_aimed_after_the_race_was_lost():
+    # Player 0's 9D fitted 8S on pile 0; player 1 covered it with 7C 5 ms earlier. By
+    # the time player 0's press is read, the pad aims at pile 1 (nothing fits there
+    # either): still a lost race, not a misplay.
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(("play", 1, 0, 0), 1000)
+    arb.settle(5000)
+    arb.press(("play", 0, 0, 1), 6000)
+    assert arb.settle(9000) == [(("play", 0, 0, 1), 6000, BEATEN)]
+    assert arb.beaten_by_us[0] == 5000

@@ -36,6 +36,8 @@
 
 from array import array
 
+from shared_rules.arbiter import ticks_diff as _shared_ticks_diff
+
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -49,16 +51,9 @@ except ImportError:  # CPython
 # used as they are; elsewhere (CPython, the 64-bit unix port, whose ticks wrap at 2**62)
 # the clock is folded to 2**30 and compared with the same arithmetic in Python.
 _PERIOD_MASK = const(0x3FFFFFFF)
-_HALF_PERIOD = const(0x20000000)
 
 
-def ticks_diff30(a, b):
-    """time.ticks_diff for a 2**30 period: the signed distance a - b, in [-2**29, 2**29).
-    Every intermediate stays within +-2**30, a small int even on 32-bit ports."""
-    d = (a - b) & _PERIOD_MASK
-    if d >= _HALF_PERIOD:
-        d = d - _PERIOD_MASK - 1
-    return d
+ticks_diff30 = _shared_ticks_diff   # the 2**30 arithmetic, off the device
 
 
 try:

@@ -1,0 +1,135 @@
+# The storage port on the device: one small file on flash holding the settings and,
+# between rounds only, a resumable game (flash writes stall interrupts, so never
+# during play; the app decides when). Plain Python (os, json): no `machine`, so the
+# emulator and the tests use it too.
+#
+# File format: one header line "SPIT1 <crc32 hex> <length>\n", then the JSON body.
+# Writing is atomic: the whole file goes to "<path>.tmp", which is then renamed over
+# the old one (littlefs renames atomically; on FAT, where rename refuses to replace,
+# the old file is removed first and a load then finds the complete .tmp). A file that
+# is missing, cut short, or fails its checksum is never trusted: load() returns None
+# (the app then uses defaults) and `message` says why. Nothing here raises on bad data.
+
+import json
+
+try:
+    import os
+except ImportError:  # very old MicroPython
+    import uos as os
+
+MAGIC = "SPIT1"
+
+try:
+    from binascii import crc32 as _crc32
+except ImportError:
+    _crc32 = None
+
+
+def crc32(data):
+    """CRC-32 (IEEE), as binascii.crc32, with a pure-Python fallback for ports built
+    without it, so a file's checksum never depends on the build."""
+    if _crc32 is not None:
+        return _crc32(data) & 0xFFFFFFFF
+    c = 0xFFFFFFFF
+    for b in data:
+        c ^= b
+        for _ in range(8):
+            c = (c >> 1) ^ (0xEDB88320 if c & 1 else 0)
+    return c ^ 0xFFFFFFFF
+
+
+def encode(d):
+    body = json.dumps(d).encode()
+    return ("%s %08x %d\n" % (MAGIC, crc32(body), len(body))).encode() + body
+
+
+def decode(data):
+    """File bytes -> dict, or None if they are not a whole, valid file."""
+    if not data:
+        return None
+    try:
+        nl = data.index(b"\n")
+    except ValueError:
+        return None
+    head = data[:nl].split()
+    body = data[nl + 1:]
+    if len(head) != 3 or head[0] != MAGIC.encode():
+        return None
+    try:
+        crc = int(head[1], 16)
+        n = int(head[2])
+    except ValueError:
+        return None
+    if n != len(body) or crc32(body) != crc:
+        return None
+    try:
+        d = json.loads(body)
+    except ValueError:
+        return None
+    return d if isinstance(d, dict) else None
+
+
+class Flash:
+    """The file operations storage needs, on the real filesystem."""
+
+    def read(self, name):
+        try:
+            with open(name, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def write(self, name, data):
+        with open(name, "wb") as f:
+            f.write(data)
+            if hasattr(f, "flush"):
+                f.flush()
+        sync = getattr(os, "sync", None)
+        if sync is not None:
+            sync()
+
+    def rename(self, a, b):
+        os.rename(a, b)
+
+    def remove(self, name):
+        try:
+            os.remove(name)
+        except OSError:
+            pass
+
+
+class FileStorage:
+    def __init__(self, path="spit.json", fs=None):
+        self.path = path
+        self.tmp = path + ".tmp"
+        self.fs = fs if fs is not None else Flash()
+        self.message = None
+
+    def load(self):
+        fs = self.fs
+        self.message = None
+        try:
+            data = fs.read(self.path)
+        except Exception:
+            data = None
+        d = decode(data)
+        if d is not None:
+            return d
+        try:
+            d = decode(fs.read(self.tmp))   # a save cut between remove and rename
+        except Exception:
+            d = None
+        if d is not None:
+            return d
+        if data is not None:
+            self.message = "SAVED DATA CORRUPT"
+        return None
+
+    def save(self, d):
+        fs = self.fs
+        fs.write(self.tmp, encode(d))
+        try:
+            fs.rename(self.tmp, self.path)
+        except OSError:
+            fs.remove(self.path)            # FAT: rename does not replace
+            fs.rename(self.tmp, self.path)

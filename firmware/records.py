@@ -1,0 +1,157 @@
+# Compact storage for a Replay's records (shared_rules.replay): a whole game of button
+# events and frame times has to fit in the device's heap next to the game (DESIGN.md
+# "Replays"). A list of tuples costs ~40 bytes a record and one ever-growing block;
+# here a record is a byte stream of about 4 bytes: one head byte, then the time since
+# the previous record as a zigzag varint (ticks_diff, so the 2**30 wrap and a stamp a
+# little older than the previous record both cost little). The stream lives in small
+# fixed chunks, so nothing big has to be found or copied in a fragmented heap.
+#
+# Replay(seed, rules, PackedRecords()) works unchanged: Replay.button()/frame() append
+# tuples, which are packed at once (the tuple is short-lived garbage); iterating gives
+# the tuples back, so Replay.format() and == work. Other record kinds (press, settle)
+# are kept as they are in a side list, in order. When `limit` bytes are used, further
+# records are dropped and counted in `lost` (the app reports it); nothing fails.
+#
+# Head byte: bits 0-1 kind (0 frame, 1 button, 2 other); for a button, bit 2 the
+# player, bits 3-5 the button code, bit 6 down, bit 7 "and released at the same
+# stamp" (a CPU seat's tap: two records for the price of one).
+
+from shared_rules.arbiter import ticks_diff, ticks_add
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+CHUNK = const(256)
+_FRAME = const(0)
+_BUTTON = const(1)
+_OTHER = const(2)
+_TAP = const(0x80)
+
+
+class PackedRecords:
+    def __init__(self, limit=32768):
+        self.limit = limit
+        self.lost = 0
+        self._chunks = []
+        self._n = 0           # bytes used
+        self._last = 0        # stamp of the previous packed record
+        self._other = []
+        self._count = 0
+        self._head = -1       # where the last button press's head byte is, while a tap may follow
+        self._head_t = 0
+
+    def _byte(self, b):
+        k = self._n % CHUNK
+        if k == 0:
+            self._chunks.append(bytearray(CHUNK))
+        self._chunks[-1][k] = b
+        self._n += 1
+
+    def _room(self):
+        # A new chunk is needed soon: get it now, or stop recording if the heap has
+        # no room left (the game matters more than its recording).
+        if self._n % CHUNK <= CHUNK - 8:
+            return True
+        try:
+            self._spare = bytearray(CHUNK)
+            self._spare = None
+            return True
+        except MemoryError:
+            self.limit = self._n
+            return False
+
+    def _time(self, t):
+        d = ticks_diff(t, self._last)
+        self._last = t
+        z = (d << 1) if d >= 0 else ((-d << 1) - 1)     # zigzag: small either side
+        while z >= 0x80:
+            self._byte((z & 0x7F) | 0x80)
+            z >>= 7
+        self._byte(z)
+
+    def append(self, rec):
+        if self._n + 8 > self.limit or not self._room():
+            self.lost += 1
+            return
+        kind = rec[0]
+        if kind == "frame":
+            self._head = -1
+            self._byte(_FRAME)
+            self._time(rec[1])
+        elif kind == "button" and rec[2] in (0, 1) and 0 <= rec[3] < 8 and rec[4] in (0, 1):
+            h = _BUTTON | (rec[2] << 2) | (rec[3] << 3) | (rec[4] << 6)
+            k = self._head
+            if (k >= 0 and not rec[4] and rec[1] == self._head_t and
+                    self._at(k) == h | 0x40):
+                self._chunks[k // CHUNK][k % CHUNK] = h | 0x40 | _TAP
+                self._head = -1
+            else:
+                self._head = self._n if rec[4] else -1
+                self._head_t = rec[1]
+                self._byte(h)
+                self._time(rec[1])
+        else:
+            self._head = -1
+            self._other.append(rec)
+            self._byte(_OTHER)
+        self._count += 1
+
+    def __len__(self):
+        return self._count
+
+    def _at(self, i):
+        return self._chunks[i // CHUNK][i % CHUNK]
+
+    def __iter__(self):
+        i = 0
+        k = 0
+        t = 0
+        while i < self._n:
+            h = self._at(i)
+            i += 1
+            kind = h & 3
+            if kind == _OTHER:
+                yield self._other[k]
+                k += 1
+                continue
+            z = 0
+            shift = 0
+            while True:
+                b = self._at(i)
+                i += 1
+                z |= (b & 0x7F) << shift
+                shift += 7
+                if b < 0x80:
+                    break
+            d = (z >> 1) if not z & 1 else -((z + 1) >> 1)
+            t = ticks_add(t, d)
+            if kind == _FRAME:
+                yield ("frame", t)
+            else:
+                yield ("button", t, (h >> 2) & 1, (h >> 3) & 7, (h >> 6) & 1)
+                if h & _TAP:
+                    yield ("button", t, (h >> 2) & 1, (h >> 3) & 7, 0)
+
+    def __eq__(self, other):
+        try:
+            if len(other) != self._count:
+                return False
+        except TypeError:
+            return False
+        items = other if isinstance(other, list) else list(other)
+        i = 0
+        for rec in self:
+            if tuple(items[i]) != rec:
+                return False
+            i += 1
+        return True
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def nbytes(self):
+        """Bytes of memory held by the stream."""
+        return len(self._chunks) * CHUNK

@@ -1,0 +1,155 @@
+"""The hardware layer without hardware: the display port sends exactly the drawn
+columns of each page, the buzzer steps through a tune without blocking, storage works
+on the real filesystem, identically under CPython and MicroPython; the self-test and
+the boot helpers run on fakes; no module sets up hardware when imported."""
+import subprocess
+import sys
+
+import pytest
+
+from desktop_emulator import framebuf
+from firmware import sound
+from tests.helpers import ROOT, MICROPYTHON, run_micropython
+
+SCRIPT = ROOT / "tests" / "mp" / "fw_hw.py"
+
+
+def results(out):
+    return [line for line in out.splitlines() if line.startswith("RESULT")]
+
+
+def test_hw_layer_under_cpython(tmp_path):
+    p = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True,
+                       text=True, cwd=str(ROOT), env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = results(p.stdout)
+    disp, buz, sto = lines
+    # one window command and one data write a page: page 0 (x 100-102), page 6 (x 10-17)
+    assert disp.startswith("RESULT display cmd:0 33 100 102 34 0 0,data:64 ")
+    assert ",cmd:0 33 10 17 34 6 6,data:64 " in disp
+    assert "ok=True pages=2 bytes=11" in disp
+    # buzzer: 440 Hz at once, a rest after 10 ms, 880 Hz after 5 more, silence at the end
+    assert buz == "RESULT buzzer d0,f440,d32768,d0,f880,d32768,d0"
+    assert sto.startswith("RESULT storage True None SAVED DATA CORRUPT")
+
+
+def test_hw_layer_is_the_same_under_micropython(tmp_path):
+    if not MICROPYTHON.exists():
+        pytest.skip("no micropython binary")
+    (tmp_path / "mp").mkdir()
+    mp = run_micropython(SCRIPT, str(tmp_path / "mp"), heap="512K")
+    cp = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True,
+                        text=True, cwd=str(ROOT), env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert mp.returncode == 0, mp.stdout + mp.stderr
+    assert results(mp.stdout) == results(cp.stdout)
+
+
+def test_tunes_are_well_formed_and_distinct():
+    names = set()
+    for t in sound.ALL:
+        assert isinstance(t[0], str) and t[0] not in names
+        names.add(t[0])
+        assert len(t) % 2 == 1 and len(t) >= 3
+        for f, ms in sound.notes(t):
+            assert f == 0 or 100 <= f <= 5000
+            assert 5 <= ms <= 500
+        assert sound.length_ms(t) <= 1000
+        assert t[0] in sound.PRIORITY
+    # an illegal press and a lost race never sound alike
+    assert sound.notes(sound.ILLEGAL) != sound.notes(sound.LOST)
+
+
+class FakeCapture:
+    def __init__(self):
+        self.n = 4
+        self.players = (0, 0, 1, 1)
+        self.names = ("A", "B", "A", "B")
+        self.gpios = (2, 3, 14, 15)
+        self.presses = [0, 0, 0, 0]
+        self.bounces = [0, 0, 0, 0]
+        self.dropped = 0
+        self.down = [False] * 4
+
+    def drain(self, out=None):
+        return out if out is not None else []
+
+    def is_down(self, i):
+        return self.down[i]
+
+
+class FakeDisp:
+    def __init__(self):
+        self.buf = bytearray(1024)
+        self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
+        self.shows = 0
+
+    def show(self):
+        self.shows += 1
+
+
+class FakeBuzzer:
+    def __init__(self):
+        self.beeps = 0
+
+    def beep(self, freq=2000, ms=120):
+        self.beeps += 1
+
+    def play(self, t):
+        self.beeps += 1
+
+    def step(self, now):
+        pass
+
+
+def test_selftest_shows_pattern_then_live_buttons():
+    from firmware.selftest import SelfTest, PATTERN_US
+    cap = FakeCapture()
+    d = FakeDisp()
+    bz = FakeBuzzer()
+    st = SelfTest(d, cap, bz, now_us=0)
+    st.step(1000)
+    assert d.shows == 1 and bz.beeps == 1 and any(d.buf)
+    pattern = bytes(d.buf)
+    st.step(PATTERN_US + 1000)
+    assert d.shows == 2 and bytes(d.buf) != pattern
+    st.step(PATTERN_US + 2000)
+    assert d.shows == 2                          # nothing changed: no redraw
+    cap.down[2] = True
+    cap.presses[2] = 1
+    cap.bounces[2] = 3
+    st.step(PATTERN_US + 3000)
+    assert d.shows == 3
+    assert bz.beeps == 2                         # a click for each new press
+
+
+def test_main_picks_the_buttons_and_scheme_from_the_board():
+    from firmware import main
+    from firmware.boards import pico
+    pins, scheme = main.button_pins()
+    assert pins == pico.BUTTONS and scheme == 2
+    pico.ACTIVE_BUTTONS = pico.BUTTONS_SIX
+    try:
+        pins, scheme = main.button_pins()
+        assert scheme == 6 and len(pins) == 12
+    finally:
+        del pico.ACTIVE_BUTTONS
+
+
+def test_importing_the_device_modules_touches_no_hardware():
+    # `machine` does not exist on CPython: importing these must not need it.
+    code = ("import firmware.main, firmware.selftest, firmware.hw.display, "
+            "firmware.hw.buzzer, firmware.hw.storage, firmware.app, firmware.view; print('ok')")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=str(ROOT), env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert p.stdout.strip() == "ok", p.stderr
+
+
+def test_app_modules_do_not_import_hardware_or_desktop_modules():
+    import re
+    for path in (ROOT / "firmware").glob("*.py"):
+        if path.name in ("main.py", "selftest.py"):
+            continue
+        text = path.read_text()
+        for mod in ("machine", "framebuf", "rp2", "pygame", "time", "desktop_emulator",
+                    "typing", "dataclasses", "enum", "abc", "random", "itertools", "functools"):
+            assert not re.search(r"^\s*(import|from)\s+%s\b" % mod, text, re.M), (path.name, mod)

@@ -1,0 +1,125 @@
+"""One whole game of the firmware app under the real MicroPython interpreter.
+
+    python tools/firmware_sim.py [--seed N] [--points] [--flip] [--level 1-3] [--heap 150K]
+
+(`make firmware-sim`). Run with CPython, it starts .venv/bin/micropython with the
+device-like heap (`-X heapsize=150K`) and MICROPYPATH set to the repository root, on
+this same file. Under MicroPython it builds the app with fake ports: the real
+`framebuf` (a FrameDisplay that checks every show against the view's page spans), a
+simulated clock, simulated buttons and JSON storage in memory. Player 0's buttons
+are pressed by a scripted player (a CPU player's presses fed through the input port,
+with releases, like a person's IRQ-stamped buttons) who first walks the title menu to
+"VS CPU <level>" and START; player 1 is the app's own CPU seat. The game runs to the
+game-over screen. The last line printed is
+
+    game over: winner=<0|1|draw> rounds=<n> frames=<n> peak_heap=<bytes>
+
+peak_heap is the largest live heap seen (gc.mem_alloc() right after gc.collect(),
+sampled every frame), the figure that must stay under the device's free RAM.
+"""
+
+import sys
+
+MAX_FRAMES = 30 * 60 * 60          # an hour of simulated play: a game never lasts that long
+
+
+def _args(argv):
+    opts = {"seed": 1, "points": False, "flip": False, "level": 3, "heap": "150K"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--seed":
+            i += 1
+            opts["seed"] = int(argv[i])
+        elif a == "--points":
+            opts["points"] = True
+        elif a == "--flip":
+            opts["flip"] = True
+        elif a == "--level":
+            i += 1
+            opts["level"] = int(argv[i])
+        elif a == "--heap":
+            i += 1
+            opts["heap"] = argv[i]
+        else:
+            raise SystemExit("unknown argument: %s" % a)
+        i += 1
+    return opts
+
+
+def launch(argv):
+    """CPython: run this file under the real MicroPython binary."""
+    import os
+    import subprocess
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    mp = root / ".venv" / "bin" / "micropython"
+    if not mp.exists():
+        mp = Path(sys.executable).parent / "micropython"
+    opts = _args(argv)
+    env = dict(os.environ, MICROPYPATH=str(root))
+    cmd = [str(mp), "-X", "heapsize=" + opts["heap"], str(Path(__file__).resolve())] + argv
+    return subprocess.call(cmd, env=env, cwd=str(root))
+
+
+def simulate(opts, out=print):
+    import gc
+    import framebuf
+    from firmware.app import App, Ports, GAME, OVER_SCREEN
+    from firmware import fakeports as fp
+
+    seed = opts["seed"]
+    clock = fp.SimClock(0x3FFFFFFF - 5000000 + seed)     # the ticks wrap during the game
+    inp = fp.ScriptInput(clock)
+    disp = fp.FrameDisplay(framebuf, check=True)
+    snd = fp.LogSound(keep=False)
+    storage = fp.MemoryStorage()
+    app = App(Ports(inp, disp, snd, storage), now_us=clock.now)
+    hand = fp.BotHand(app, 0, "hard", seed * 31 + 7, inp)
+
+    # The menu, by buttons: mode -> "VS CPU <level>", rules, flip, then START.
+    fp.run(app, clock, 3)
+    buttons = ["B"] * opts["level"]                      # the mode item (selected first)
+    buttons += ["A"] + (["B"] if opts["points"] else [])  # the rules item
+    buttons += ["A"] + (["B"] if opts["flip"] else [])    # the flip item
+    buttons += ["A", "A", "B"]                            # past sound, START
+    fp.press_menu(app, clock, inp, buttons)
+    if app.screen != GAME:
+        raise SystemExit("the menu did not start a game (screen %s)" % app.screen_name())
+    out("sim: seed=%d rules=%r cpu=%r" % (seed, app.game.rules, app.cpu))
+
+    peak = 0
+    frames = 0
+    while app.screen != OVER_SCREEN and frames < MAX_FRAMES:
+        now = clock.advance(fp.FRAME_US)
+        hand.pump(now)
+        app.step(now)
+        frames += 1
+        gc.collect()
+        m = gc.mem_alloc()
+        if m > peak:
+            peak = m
+    g = app.game
+    st = app.stats
+    out("sim: plays=%d/%d races_won=%d/%d mean_gap_ms=%d/%d scores=%d-%d" % (
+        st.plays[0], st.plays[1], st.races[0], st.races[1], st.mean_gap_ms(0),
+        st.mean_gap_ms(1), g.scores[0], g.scores[1]))
+    out("sim: shows=%d pages=%d bytes=%d busy_frames=%d sounds=%d saves=%d "
+        "replay_records=%d replay_bytes=%d replay_lost=%d span_errors=%d dropped=%d" % (
+            app.shows, app.pages_sent, app.bytes_sent, app.busy_frames, snd.count,
+            storage.saves, len(app.replay.records), app.replay.records.nbytes(),
+            app.replay.records.lost, disp.span_errors, app.dropped))
+    if app.screen != OVER_SCREEN:
+        raise SystemExit("no game over after %d frames" % frames)
+    if disp.span_errors:
+        raise SystemExit("the view drew outside the spans it reported")
+    winner = "draw" if g.winner is None else str(g.winner)
+    out("game over: winner=%s rounds=%d frames=%d peak_heap=%d" % (winner, g.round, frames, peak))
+    return app
+
+
+if __name__ == "__main__":
+    if sys.implementation.name == "micropython":
+        simulate(_args(sys.argv[1:]))
+    else:
+        sys.exit(launch(sys.argv[1:]))
