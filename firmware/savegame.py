@@ -43,16 +43,19 @@ def pack(settings, game=None, cpu=None, stats=None):
     return d
 
 
-def unpack(d):
+def unpack(d, defaults=None):
     """-> (settings, saved_game or None, message or None). saved_game is a dict with
-    "game" (a restored Game), "cpu" ([level or None] * 2) and "stats" (a list)."""
+    "game" (a restored Game), "cpu" ([level or None] * 2) and "stats" (a list).
+    `defaults` (a valid settings dict) replaces default_settings() for a first start
+    or when the stored settings are unusable."""
+    fresh = defaults if defaults is not None else default_settings()
     if d is None:
-        return default_settings(), None, None
+        return dict(fresh), None, None
     if not isinstance(d, dict) or d.get("v") != VERSION:
-        return default_settings(), None, "SAVED DATA UNREADABLE"
+        return dict(fresh), None, "SAVED DATA UNREADABLE"
     s = settings_from(d.get("settings"))
     if s is None:
-        return default_settings(), None, "SETTINGS RESET"
+        return dict(fresh), None, "SETTINGS RESET"
     g = d.get("game")
     if g is None:
         return s, None, None

@@ -83,7 +83,6 @@ def test_two_scripted_humans_play_a_whole_game(rules, seed):
     r.add_bots(("hard", "normal"), seed=seed)
     screens = set()
     phases = set()
-    rounds_saved = []
 
     def watch(a):
         screens.add(a.screen)
@@ -438,3 +437,38 @@ def test_a_game_set_up_mid_round_is_not_saved():
     saves = r.storage.saves
     start(r, race_table())
     assert r.storage.saves == saves
+
+
+def test_the_pause_button_pauses_and_resumes_without_touching_the_game():
+    # The emulator's Esc: a button of its own, so pausing never moves a cursor or plays.
+    r = rig()
+    r.frames(1)
+    app = r.app
+    app.start_game(4, Rules(), (None, None), r.clock.now)
+    both_press(r)
+    assert app.game.phase == "play"
+    snap = app.game.snapshot()
+    cursors = [pad.cursor for pad in app.pads]
+    r.tap(0, "PAUSE", frames=2)
+    assert app.screen == A.PAUSE
+    assert app.game.snapshot() == snap and [pad.cursor for pad in app.pads] == cursors
+    r.tap(1, "PAUSE", frames=2)
+    assert app.screen == A.GAME and app.game.snapshot() == snap
+
+
+def test_the_pause_button_does_nothing_on_the_title():
+    r = rig()
+    r.frames(1)
+    app = r.app
+    r.tap(0, "PAUSE", frames=2)
+    assert app.screen == A.TITLE
+
+
+def test_default_settings_can_be_chosen_by_the_host_and_are_checked():
+    from firmware.app import App, Ports
+    r = rig()
+    app = App(Ports(r.inp, r.app.ports.display), defaults={"mode": 3, "points": 1, "flip": 0,
+                                                          "sound": 1})
+    assert app.settings["mode"] == 3 and app.settings["points"] == 1
+    with pytest.raises(ValueError):
+        App(Ports(r.inp, r.app.ports.display), defaults={"mode": 9})

@@ -7,7 +7,7 @@ import pytest
 
 from shared_rules.arbiter import BEATEN, Arbiter
 from shared_rules.cards import RANKS, adjacent, card, name, rank
-from shared_rules.game import (EMPTY, FACE_DOWN, NO_FIT, NOT_EMPTY, NOT_NOW, OVER, PLAY,
+from shared_rules.game import (FACE_DOWN, NO_FIT, NOT_EMPTY, NOT_NOW, OVER, PLAY,
                                READY, SLAP, TOO_FEW, Game, Rules, deal)
 from tests.helpers import all_cards, cards, layout
 

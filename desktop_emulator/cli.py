@@ -1,0 +1,387 @@
+"""``python -m desktop_emulator``: the command line.
+
+Every mistake on the command line, and every replay that cannot be read, ends with
+one line on stderr and exit status 2 (no traceback); so does a missing display.
+"""
+
+import argparse
+import os
+import random
+import sys
+
+from desktop_emulator import session
+from desktop_emulator.session import LEVELS
+
+EXIT_USAGE = 2
+PROG = "python -m desktop_emulator"
+
+DESCRIPTION = """\
+Spit, the real-time two-player card game: the handheld's own firmware in a window
+(or headless, or in a terminal). With no options, opens the window at the title menu.
+Keys: player 0 (bottom) Z = A, X = B; player 1 (top) N = A, M = B (see --keys).
+Esc pauses, F11 toggles fullscreen, F12 saves a screenshot.
+"""
+
+EPILOG = """\
+examples:
+  %(prog)s                                   window, title menu
+  %(prog)s --p1 hard                         you (player 0) against the hard CPU
+  %(prog)s --headless --p0 hard --p1 easy --seed 3 --until over --print-state
+  %(prog)s --terminal --p0 normal --p1 hard  watch the CPUs play in this terminal
+  %(prog)s --p1 normal --record game.txt     then:  %(prog)s --replay game.txt
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+    def exit(self, status=0, message=None):
+        if status:
+            raise UsageError((message or "error").strip())
+        if message:
+            sys.stdout.write(message)
+        raise SystemExit(0)
+
+
+def positive_int(text):
+    try:
+        n = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a whole number" % text) from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1, got %d" % n)
+    return n
+
+
+def seed_int(text):
+    try:
+        n = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a whole number" % text) from None
+    if not 0 <= n < 2 ** 30:
+        raise argparse.ArgumentTypeError("must be 0 .. 2**30-1, got %d" % n)
+    return n
+
+
+def scale_int(text):
+    n = positive_int(text)
+    if n > 20:
+        raise argparse.ArgumentTypeError("at most 20, got %d" % n)
+    return n
+
+
+def speed_float(text):
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number" % text) from None
+    if not x >= 0 or x == float("inf"):
+        raise argparse.ArgumentTypeError("must be 0 (unpaced) or more, got %s" % text)
+    return x
+
+
+def build_parser():
+    p = Parser(prog=PROG, description=DESCRIPTION, epilog=EPILOG,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    who = p.add_argument_group("the game")
+    who.add_argument("--p0", choices=LEVELS, metavar="{human,easy,normal,hard}",
+                     help="who plays player 0, at the bottom (default: human in the "
+                          "window, normal headless)")
+    who.add_argument("--p1", choices=LEVELS, metavar="{human,easy,normal,hard}",
+                     help="who plays player 1, at the top (default: normal)")
+    who.add_argument("--seed", type=seed_int, metavar="N",
+                     help="the deal (default: random in a window or terminal, 0 "
+                          "headless); with --p0/--p1/--seed/--rules the window skips the "
+                          "menu and deals at once")
+    who.add_argument("--rules", choices=("standard", "points"),
+                     help="standard game, or the points variant (default: standard)")
+    who.add_argument("--manual-flip", action="store_true",
+                     help="turning a stockpile's next card is a separate press (R14)")
+    run = p.add_argument_group("how it runs")
+    mode = run.add_mutually_exclusive_group()
+    mode.add_argument("--headless", action="store_true",
+                      help="no window, no sound: as fast as it can on a simulated clock")
+    mode.add_argument("--terminal", action="store_true",
+                      help="no window: draw the screen in this terminal with half blocks, "
+                           "at real speed (make demo)")
+    run.add_argument("--until", choices=("over", "round"),
+                     help="stop at the game-over screen / at the end of the first round "
+                          "(headless default: over)")
+    run.add_argument("--frames", type=positive_int, metavar="N",
+                     help="stop after N frames")
+    run.add_argument("--speed", type=speed_float, default=1.0, metavar="X",
+                     help="--terminal: X times real time (0: as fast as possible)")
+    run.add_argument("--start-near-wrap", action="store_true",
+                     help="start the clock 2 s before its 2**30 us wrap")
+    rec = p.add_argument_group("replays and output")
+    rec.add_argument("--record", metavar="FILE",
+                     help="write the game's replay (seed, rules, stamped button events)")
+    rec.add_argument("--replay", metavar="FILE",
+                     help="play a replay back (headless or in the window)")
+    rec.add_argument("--screenshot", metavar="FILE",
+                     help="save the last frame as a PNG (scaled by --scale)")
+    rec.add_argument("--dump-frames", metavar="DIR",
+                     help="save every frame shown as DIR/000001.png ... with DIR/frames.txt "
+                          "(times in ms), e.g. to make a GIF with another tool")
+    rec.add_argument("--print-state", action="store_true",
+                     help="last line: state <sha1 of the game snapshot> frame <sha1 of "
+                          "the framebuffer>")
+    win = p.add_argument_group("the window")
+    win.add_argument("--scale", type=scale_int, default=None, metavar="N",
+                     help="each screen pixel is N x N (default 6)")
+    win.add_argument("--skin", action=argparse.BooleanOptionalAction, default=None,
+                     help="draw the handheld and its pads around the screen "
+                          "(default: on in the window)")
+    win.add_argument("--keys", nargs="+", metavar="pN=KEY,KEY",
+                     help="remap the pads' keys, A then B, e.g. --keys p0=z,x p1=n,m "
+                          "(names as pygame spells them: a, space, left shift, comma)")
+    return p
+
+
+def parse_args(argv):
+    """-> argparse.Namespace, checked; UsageError (one line) if anything is wrong."""
+    args = build_parser().parse_args(argv)
+    if args.replay is not None:
+        for flag, value in (("--p0", args.p0), ("--p1", args.p1), ("--seed", args.seed),
+                            ("--rules", args.rules),
+                            ("--manual-flip", args.manual_flip or None),
+                            ("--start-near-wrap", args.start_near_wrap or None),
+                            ("--record", args.record)):
+            if value is not None:
+                raise UsageError("%s cannot be used with --replay (the replay sets it)" % flag)
+        if args.terminal:
+            raise UsageError("--replay plays headless or in the window, not --terminal")
+    if args.headless or args.terminal:
+        if args.keys:
+            raise UsageError("--keys is for the window (no keyboard %s)" % (
+                "headless" if args.headless else "in --terminal"))
+        if args.replay is None:
+            seats = (args.p0 or "normal", args.p1 or "normal")
+            if "human" in seats:
+                raise UsageError("%s has no keyboard: give the human seat a CPU level "
+                                 "(--p0/--p1 easy|normal|hard), or --replay a game" % (
+                                     "--headless" if args.headless else "--terminal"))
+    args.keymap = None
+    if args.keys:
+        from desktop_emulator.keyboard import KeySpecError, parse_keys
+        try:
+            args.keymap = parse_keys(args.keys)
+        except KeySpecError as e:
+            raise UsageError(str(e)) from None
+    return args
+
+
+def display_missing(environ=None):
+    """Why a window cannot open here, or None. Only on X11/Wayland systems, where the
+    absence of DISPLAY and WAYLAND_DISPLAY means there is no screen to open it on."""
+    env = os.environ if environ is None else environ
+    if not (sys.platform.startswith("linux") or "bsd" in sys.platform):
+        return None
+    if env.get("SDL_VIDEODRIVER", "").lower() in ("dummy", "offscreen", "kmsdrm", "fbcon"):
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset). "
+            "Watch a CPU game in this terminal with `make demo` (or `%s --terminal "
+            "--p0 normal --p1 hard`), or run without a window: `%s --headless --p0 hard "
+            "--p1 easy --until over --print-state`" % (PROG, PROG))
+
+
+def _fail(message, code=EXIT_USAGE):
+    print("%s: error: %s" % (PROG.split()[-1], message), file=sys.stderr)
+    return code
+
+
+def main(argv=None, clock=None, on_frame=None, stdout=None):
+    """The command line. `clock`, `on_frame` are for tests (a SimClock instead of the
+    real clock; a callback before each window frame, to post synthetic key events)."""
+    out = stdout if stdout is not None else sys.stdout
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+    except UsageError as e:
+        return _fail(str(e))
+    except SystemExit as e:          # --help
+        return e.code or 0
+    loaded = None
+    if args.replay is not None:
+        try:
+            loaded = session.load_replay(args.replay)
+        except session.ReplayError as e:
+            return _fail(str(e))
+    if args.record is not None:
+        d = os.path.dirname(os.path.abspath(args.record))
+        if not os.path.isdir(d):
+            return _fail("cannot record to %s: no such directory" % args.record)
+    if args.screenshot is not None:
+        d = os.path.dirname(os.path.abspath(args.screenshot))
+        if not os.path.isdir(d):
+            return _fail("cannot save a screenshot to %s: no such directory" % args.screenshot)
+    if args.dump_frames is not None:
+        d = os.path.abspath(args.dump_frames)
+        if os.path.exists(d) and not os.path.isdir(d):
+            return _fail("--dump-frames %s: not a directory" % args.dump_frames)
+        if not os.path.isdir(os.path.dirname(d)):
+            return _fail("--dump-frames %s: no such parent directory" % args.dump_frames)
+    windowed = not (args.headless or args.terminal)
+    if windowed:
+        why = display_missing()
+        if why:
+            return _fail(why)
+    try:
+        return _run(args, loaded, windowed, clock, on_frame, out)
+    except session.StopRun as e:
+        return _fail(str(e), 1)
+
+
+def _rules(args):
+    from shared_rules.game import Rules
+    return Rules(points=args.rules == "points", manual_flip=args.manual_flip)
+
+
+def _run(args, loaded, windowed, clock, on_frame, out):
+    from desktop_emulator.clock import SimClock, PerfClock
+    from desktop_emulator.display import FrameDisplay, Skin, render_offscreen
+    from desktop_emulator.sound import ListSound, MixerSound
+    from desktop_emulator.storage import FileStorage, MemoryStorage
+
+    seats = None
+    if loaded is None and (not windowed or any(
+            v is not None for v in (args.p0, args.p1, args.seed, args.rules)) or args.manual_flip):
+        dflt0 = "human" if windowed else "normal"
+        seats = (args.p0 or dflt0, args.p1 or "normal")
+    seed = args.seed
+    if seed is None:
+        seed = random.SystemRandom().randrange(2 ** 30) if windowed or args.terminal else 0
+    until = args.until
+    if until is None and not windowed and loaded is None:
+        until = "over"
+    skin_on = args.skin if args.skin is not None else windowed
+    scale = args.scale or 6
+
+    if loaded is not None and (not windowed or isinstance(clock, SimClock)):
+        clock = SimClock(loaded.start_t)          # a replay runs on its own recorded time
+    elif not windowed:
+        clock = clock or SimClock(start_near_wrap=args.start_near_wrap)
+    elif clock is None:
+        clock = PerfClock(start_near_wrap=args.start_near_wrap,
+                          start=loaded.start_t if loaded is not None else None)
+
+    machine = None
+    screen = None
+    dumper = None
+    if args.dump_frames is not None:
+        from desktop_emulator.display import FrameDumper
+        dumper = FrameDumper(args.dump_frames, scale, clock)
+    try:
+        if windowed:
+            import pygame
+            from desktop_emulator.keyboard import (KeyboardInput, keys_of, default_keymap,
+                                                   title_hint)
+            from desktop_emulator.display import WindowDisplay
+            keymap = args.keymap or default_keymap()
+            try:
+                pygame.display.init()
+                labels = {p: keys_of(keymap, p) for p in (0, 1)}
+                display = WindowDisplay(scale=scale, skin=skin_on, skin_obj=Skin(labels),
+                                        on_show=dumper)
+            except pygame.error as e:
+                return _fail("cannot open a window: %s (try --headless or make demo)" % e)
+            if display.note:
+                print(display.note, file=sys.stderr)
+            keyboard = KeyboardInput(clock, keymap)
+            snd = MixerSound()
+            if snd.message:
+                print(snd.message, file=sys.stderr)
+            storage = FileStorage() if loaded is None else MemoryStorage()
+            inp = keyboard if loaded is None else session.QueueInput()
+            machine = session.Machine(clock, inp, display, snd, storage,
+                                      hint=title_hint(keymap))
+            if loaded is not None:
+                machine.start_replay(loaded)
+            elif seats is not None:
+                machine.start_game(seats, seed, _rules(args))
+            win = session.Window(machine, display, keyboard,
+                                 realtime=not isinstance(clock, SimClock), out=out)
+            try:
+                reason = win.run(until=until, frames=args.frames, on_frame=on_frame)
+            except KeyboardInterrupt:
+                reason = "interrupted"
+        elif args.terminal:
+            from desktop_emulator.terminal import TerminalScreen, QuitKeys
+            try:
+                cols = os.get_terminal_size(out.fileno()).columns or None
+            except (OSError, ValueError, AttributeError):
+                cols = None
+            screen = TerminalScreen(out, columns=cols)
+            machine = session.Machine(clock, session.QueueInput(), FrameDisplay(dumper),
+                                      ListSound(), MemoryStorage())
+            machine.start_game(seats, seed, _rules(args))
+            status = "Spit demo: P0 %s vs P1 %s, seed %d, x%g. Ctrl-C or q quits." % (
+                seats[0], seats[1], seed, args.speed)
+            if cols is not None and cols < 128:
+                status = "(widen the terminal to 128 columns) " + status
+            try:
+                with QuitKeys() as keys:
+                    reason = session.run_terminal(machine, screen, session.device_frame_us(),
+                                                  until=until, frames=args.frames,
+                                                  speed=args.speed, status=status,
+                                                  sleep=keys.sleep)
+            except KeyboardInterrupt:
+                reason = "interrupted"
+            screen.stop()
+            screen = None
+        else:
+            inp = session.QueueInput()
+            machine = session.Machine(clock, inp, FrameDisplay(dumper), ListSound(),
+                                      MemoryStorage())
+            if loaded is not None:
+                machine.start_replay(loaded)
+            else:
+                machine.start_game(seats, seed, _rules(args))
+            reason = session.run_headless(machine, session.device_frame_us(), until=until,
+                                          frames=args.frames)
+    finally:
+        if screen is not None:
+            screen.stop("stopped")
+        if dumper is not None:
+            dumper.close()
+    # What to leave behind: the replay, a screenshot, the state line.
+    if args.record is not None:
+        text = session.replay_text(machine.app, seats=None)
+        if text is None:
+            print("nothing recorded: no game was started", file=sys.stderr)
+        elif getattr(machine.app.replay.records, "lost", 0):
+            print("warning: the recording is incomplete (%d records lost); it will not "
+                  "replay to the same end" % machine.app.replay.records.lost, file=sys.stderr)
+        if text is not None:
+            try:
+                session.write_replay(args.record, text)
+            except OSError as e:
+                return _fail("cannot write %s: %s" % (args.record, e.strerror or e), 1)
+    if args.screenshot is not None:
+        import pygame
+        skin = None
+        if skin_on:
+            from desktop_emulator.keyboard import keys_of, default_keymap
+            km = args.keymap or default_keymap()
+            skin = Skin({p: keys_of(km, p) for p in (0, 1)},
+                        session.seat_names(machine, {p: keys_of(km, p) for p in (0, 1)}))
+        try:
+            pygame.image.save(render_offscreen(machine.display.panel, scale, skin),
+                              args.screenshot)
+        except (pygame.error, OSError) as e:
+            return _fail("cannot save %s: %s" % (args.screenshot, e), 1)
+    if not windowed or args.print_state:
+        if args.terminal and reason == "interrupted":
+            print("stopped.", file=out)
+        elif not args.terminal:
+            print("%s (%s)" % (machine.summary_line(), reason), file=out)
+    if args.print_state:
+        print(machine.state_line(), file=out)
+    out.flush()
+    return 0

@@ -1,0 +1,546 @@
+"""Running the firmware's app on the desktop: the ports wired to ``firmware.app.App``,
+the three loops (window, headless, terminal), replays and the state line.
+
+Nothing here decides anything about the game: the app does, exactly as on the
+device. The emulator only owns the loop and the clock:
+
+- **headless** steps ``app.step(now)`` every device frame (33.3 ms) on a
+  :class:`SimClock`, as fast as the CPU allows;
+- **window** steps it 60 times a second on the real clock (``PerfClock``), or on a
+  SimClock in tests, and draws the screen (and the skin) after each step;
+- **terminal** is headless paced to real time, drawing with half blocks.
+
+Replays are the app's own recording (``app.replay``: seed, rules, every button event
+with its touch stamp, CPU presses included, and the frames at which something
+happened). Playing one back starts the game with two human seats and feeds each
+recorded frame's events through the input port, stepping at the recorded times; the
+game and the screen then go through exactly the states they went through when it
+was recorded, on the device or here.
+"""
+
+import hashlib
+import json
+import os
+import sys
+import time
+
+from desktop_emulator.clock import ticks_diff
+from desktop_emulator.display import FrameDisplay, frame_sha1
+
+#: The device's frame period (firmware/fakeports.py: 30 frames a second).
+DEVICE_FRAME_US = 33333
+#: The window's frame period: 60 frames a second.
+WINDOW_FRAME_US = 16667
+#: Bytes of replay a game may use on the desktop (the device keeps 32 KB).
+RECORD_LIMIT = 256 << 20
+#: A headless run that has not ended after this much simulated time is stuck.
+MAX_SIM_US = 4 * 3600 * 1000000
+
+LEVELS = ("human", "easy", "normal", "hard")
+CPU_CODE = {"human": None, "easy": 1, "normal": 2, "hard": 3}
+CPU_NAME = {None: "human", 1: "easy", 2: "normal", 3: "hard"}
+META_PREFIX = "# desktop_emulator"
+SNAPSHOT_PREFIX = "# resume-snapshot "
+
+
+def device_frame_us():
+    """The handheld's frame period: firmware/main.py's FRAME_US."""
+    for mod in ("firmware.main", "firmware.fakeports"):
+        try:
+            v = getattr(__import__(mod, None, None, ["FRAME_US"]), "FRAME_US", None)
+        except ImportError:
+            continue
+        if isinstance(v, int) and v > 0:
+            return v
+    return DEVICE_FRAME_US
+
+
+class ReplayError(Exception):
+    """A replay file that cannot be read or played (one line, for the CLI)."""
+
+
+# ---------------------------------------------------------------- replays on disk
+
+class LoadedReplay:
+    def __init__(self, replay, start_t, frames, snapshot, meta):
+        self.replay = replay
+        self.start_t = start_t      # the tick count at which the game started
+        self.frames = frames        # [(t, [(t, player, code, down), ...])], in order
+        self.snapshot = snapshot    # a resumed game's starting snapshot, or None
+        self.meta = meta            # {"p0": "hard", ...} from the header comment
+
+    @property
+    def seed(self):
+        return self.replay.seed
+
+    @property
+    def rules(self):
+        return self.replay.rules
+
+
+def parse_replay(text, name="replay"):
+    """Text -> LoadedReplay; ReplayError with a one-line reason."""
+    from shared_rules import replay as rp
+    from shared_rules.game import Game
+    try:
+        replay = rp.parse(text)
+    except ValueError as e:
+        raise ReplayError("%s: %s" % (name, e)) from None
+    meta = {}
+    snapshot = None
+    for line in text.split("\n"):
+        line = line.strip()
+        if line.startswith(META_PREFIX):
+            for item in line[len(META_PREFIX):].split():
+                k, eq, v = item.partition("=")
+                if eq:
+                    meta[k] = v
+        elif line.startswith(SNAPSHOT_PREFIX):
+            try:
+                snapshot = json.loads(line[len(SNAPSHOT_PREFIX):])
+                Game.restore(snapshot)
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+                raise ReplayError("%s: the resume snapshot is corrupt" % name) from None
+    records = list(replay.records)
+    if not records or records[0][0] != "frame":
+        raise ReplayError("%s: no game in it (it must start with the frame the game "
+                          "started at)" % name)
+    start_t = records[0][1]
+    frames = []
+    pending = []
+    last = start_t
+    for rec in records[1:]:
+        kind = rec[0]
+        if kind == "button":
+            if rec[3] > 7:      # firmware/records.py packs a button code in 3 bits
+                raise ReplayError("%s: button code %d is not a pad button" % (name, rec[3]))
+            pending.append((rec[1], rec[2], rec[3], bool(rec[4])))
+        elif kind == "frame":
+            if ticks_diff(rec[1], last) < 0:
+                raise ReplayError("%s: frame time %d goes back in time" % (name, rec[1]))
+            last = rec[1]
+            frames.append((rec[1], pending))
+            pending = []
+        else:
+            raise ReplayError("%s: %s records are rules-level; this plays button "
+                              "replays" % (name, kind))
+    if pending:
+        frames.append((last, pending))     # events recorded after the last frame
+    return LoadedReplay(replay, start_t, frames, snapshot, meta)
+
+
+def load_replay(path):
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError:
+        raise ReplayError("cannot read replay %s: not a text file" % path) from None
+    except OSError as e:
+        raise ReplayError("cannot read replay %s: %s" % (path, e.strerror or e)) from None
+    return parse_replay(text, "replay %s" % path)
+
+
+def replay_text(app, seats=None, frame_us=None):
+    """The app's recording of its current game, with the emulator's header comment."""
+    rp = app.replay
+    if rp is None:
+        return None
+    meta = ["%s" % META_PREFIX]
+    if seats is None:
+        seats = [CPU_NAME.get(c, "human") for c in app.cpu]
+    meta.append("p0=%s p1=%s" % (seats[0], seats[1]))
+    if frame_us:
+        meta.append("frame_us=%d" % frame_us)
+    lost = getattr(rp.records, "lost", 0)
+    if lost:
+        meta.append("lost=%d" % lost)
+    lines = rp.format().split("\n")
+    extra = [" ".join(meta)]
+    if app.replay_snapshot is not None:
+        extra.append(SNAPSHOT_PREFIX + json.dumps(app.replay_snapshot, sort_keys=True))
+    # The header comments go right after the magic line, so `head` shows them.
+    return "\n".join(lines[:1] + extra + lines[1:])
+
+
+def write_replay(path, text):
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+class QueueInput:
+    """The input port of a replay: the events of the frame about to be stepped."""
+
+    def __init__(self):
+        self.events = []
+
+    def drain(self, out=None):
+        if out is None:
+            out = []
+        out.extend(self.events)
+        self.events = []
+        return out
+
+
+# ---------------------------------------------------------------- the machine
+
+DESKTOP_DEFAULTS = {"mode": 2, "points": 0, "flip": 0, "sound": 1}
+
+
+class Machine:
+    """The app and its ports. ``step()`` runs one app.step at the clock's now."""
+
+    def __init__(self, clock, input, display=None, sound=None, storage=None, hint=None):
+        from firmware.app import App, Ports
+        self.clock = clock
+        self.input = input
+        self.display = display if display is not None else FrameDisplay()
+        self.sound = sound
+        self.storage = storage
+        self.ports = Ports(input, self.display, sound, storage, clock)
+        # The device caps a game's recording to fit its heap; a desktop need not. On the
+        # desktop one person usually plays alone: the menu starts at "vs CPU normal".
+        self.app = App(self.ports, now_us=clock.ticks_us(), record_limit=RECORD_LIMIT,
+                       defaults=DESKTOP_DEFAULTS, hint=hint)
+        self.steps = 0
+        self.seats = None            # ("human", "hard") when the emulator started it
+        self.replay_in = None        # a LoadedReplay being played
+        self._replay_i = 0
+
+    # -- starting
+    def start_game(self, seats, seed, rules):
+        self.seats = tuple(seats)
+        cpu = (CPU_CODE[seats[0]], CPU_CODE[seats[1]])
+        self.app.start_game(seed & 0x3FFFFFFF, rules, cpu, self.clock.ticks_us())
+
+    def start_replay(self, loaded):
+        """Start playing a LoadedReplay; the clock must read loaded.start_t."""
+        self.replay_in = loaded
+        self._replay_i = 0
+        self.seats = ("human", "human")
+        self.app.start_game(loaded.seed, loaded.rules, (None, None), loaded.start_t,
+                            snapshot=loaded.snapshot)
+
+    # -- stepping
+    def step(self):
+        now = self.clock.ticks_us()
+        self.app.step(now)
+        self.steps += 1
+        return now
+
+    def replay_done(self):
+        return self.replay_in is not None and self._replay_i >= len(self.replay_in.frames)
+
+    def next_replay_t(self):
+        return self.replay_in.frames[self._replay_i][0]
+
+    def step_replay(self):
+        """Step the next recorded frame (the clock must be at its time)."""
+        t, events = self.replay_in.frames[self._replay_i]
+        self._replay_i += 1
+        self.input.events = list(events)
+        self.app.step(t)
+        self.steps += 1
+        return t
+
+    # -- stopping
+    def reached(self, until):
+        scr = self.app.screen_name()
+        if until == "over":
+            return scr == "over"
+        if until == "round":
+            return scr in ("summary", "over")
+        return False
+
+    # -- reporting
+    def state_line(self):
+        g = self.app.game
+        snap = g.snapshot() if g is not None else None
+        state = hashlib.sha1(json.dumps(snap, sort_keys=True).encode()).hexdigest()
+        return "state %s frame %s" % (state, frame_sha1(self.display.buf))
+
+    def summary_line(self):
+        g = self.app.game
+        if g is None:
+            return "no game (screen %s)" % self.app.screen_name()
+        w = {0: "0", 1: "1", None: "draw" if g.phase == "over" else "-"}[g.winner]
+        return "screen=%s phase=%s round=%d winner=%s scores=%d:%d frames=%d" % (
+            self.app.screen_name(), g.phase, g.round, w, g.scores[0], g.scores[1],
+            self.steps)
+
+
+# ---------------------------------------------------------------- loops
+
+class StopRun(Exception):
+    pass
+
+
+def run_headless(machine, frame_us, until=None, frames=None, max_us=MAX_SIM_US):
+    """Step at frame_us on the machine's SimClock until `until` / `frames`.
+    Returns a reason string ('over', 'round', 'frames', 'replay end')."""
+    clock = machine.clock
+    if machine.replay_in is not None:
+        while not machine.replay_done():
+            clock.advance_to_ticks(machine.next_replay_t())
+            machine.step_replay()
+            if frames is not None and machine.steps >= frames:
+                return "frames"
+            if until and machine.reached(until):
+                return until
+        return "replay end"
+    start = clock.elapsed_us()
+    while True:
+        clock.advance(frame_us)
+        machine.step()
+        if frames is not None and machine.steps >= frames:
+            return "frames"
+        if until and machine.reached(until):
+            return until
+        if clock.elapsed_us() - start > max_us:
+            raise StopRun("no end after %d simulated minutes (screen %s)" % (
+                max_us // 60000000, machine.app.screen_name()))
+
+
+def run_terminal(machine, screen, frame_us, until="over", frames=None, speed=1.0,
+                 status="", linger_us=3000000, sleep=None, now=None, max_fps=30):
+    """Headless paced to real time (speed x), drawing into a TerminalScreen."""
+    sleep = sleep or time.sleep
+    now = now or time.perf_counter
+    clock = machine.clock
+    disp = machine.display
+    t0 = now()
+    last_draw = -1.0
+    ended_at = None
+    reason = None
+    while True:
+        clock.advance(frame_us)
+        machine.step()
+        if reason is None:
+            if frames is not None and machine.steps >= frames:
+                reason = "frames"
+            elif until and machine.reached(until):
+                reason = until
+            if reason is not None:
+                ended_at = clock.elapsed_us()
+                if reason == "frames":
+                    linger_us = 0
+        if speed > 0:
+            due = t0 + clock.elapsed_us() / 1e6 / speed
+            lag = due - now()
+            if lag > 0:
+                sleep(lag)
+        t = now()
+        done = reason is not None and clock.elapsed_us() - ended_at >= linger_us
+        if disp.dirty and (done or speed <= 0 or t - last_draw >= 1.0 / max_fps):
+            disp.dirty = False
+            last_draw = t
+            g = machine.app.game
+            extra = "  round %d" % g.round if g is not None else ""
+            screen.draw(disp.panel, status + extra)
+        if done:
+            return reason
+
+
+class PadLights:
+    """Which pad buttons the skin lights: held keys, and each CPU press for a moment
+    (the CPU's presses never pass the keyboard, so they are caught at its seat)."""
+
+    FLASH_US = 120000
+
+    def __init__(self):
+        self.until = {}
+
+    def watch_seats(self, app):
+        for seat in app.seats:
+            if seat.human or getattr(seat, "_emulator_lights", None) is self:
+                continue
+            poll = seat.poll
+            lights = self
+
+            def wrapped(now_us, out, _poll=poll, _p=seat.player):
+                n = len(out)
+                _poll(now_us, out)
+                for e in out[n:]:
+                    lights.until[(_p, "AB"[e[2]] if e[2] in (0, 1) else str(e[2]))] = \
+                        (e[0] + lights.FLASH_US) & 0x3FFFFFFF
+            seat.poll = wrapped
+            seat._emulator_lights = self
+
+    def lit(self, now, held):
+        out = set(held)
+        for key, t in list(self.until.items()):
+            if ticks_diff(t, now) > 0:
+                out.add(key)
+            else:
+                del self.until[key]
+        return out
+
+
+def seat_names(machine, labels):
+    """What the skin writes by each pad."""
+    app = machine.app
+    names = {}
+    for p in (0, 1):
+        cpu = app.cpu[p] if app.game is not None else None
+        if machine.replay_in is not None:
+            who = machine.replay_in.meta.get("p%d" % p, "human")
+            names[p] = "REPLAY " + (who.upper() if who != "human" else "P%d" % p)
+        elif cpu:
+            names[p] = "CPU " + CPU_NAME[cpu].upper()
+        else:
+            names[p] = "P%d  %s" % (p, "/".join(labels[p].get(b, "?") for b in ("A", "B")))
+    return names
+
+
+class Window:
+    """The pygame window loop. Owns pause (Esc), fullscreen (F11), screenshot (F12)."""
+
+    def __init__(self, machine, display, keyboard, realtime=True, frame_us=WINDOW_FRAME_US,
+                 shot_dir=".", out=None):
+        import pygame
+        self.pygame = pygame
+        self.m = machine
+        self.display = display
+        self.keyboard = keyboard
+        self.realtime = realtime
+        self.frame_us = frame_us
+        self.shot_dir = shot_dir
+        self.out = out if out is not None else sys.stdout
+        self.lights = PadLights()
+        self.running = True
+        self.frozen = False          # the emulator's own pause (when the app has none)
+        self.shots = []
+        self.frames = 0
+        self.replay_finished = False
+        from desktop_emulator.keyboard import keys_of
+        self.labels = {p: keys_of(keyboard.keymap, p) for p in (0, 1)}
+
+    # -- events
+    def handle(self, ev):
+        pygame = self.pygame
+        if ev.type == pygame.QUIT:
+            self.running = False
+        elif ev.type == pygame.KEYDOWN and ev.key == pygame.K_ESCAPE:
+            self.pause()
+        elif ev.type == pygame.KEYDOWN and ev.key == pygame.K_F11:
+            self.display.toggle_fullscreen()
+        elif ev.type == pygame.KEYDOWN and ev.key == pygame.K_F12:
+            self.screenshot()
+        elif self.m.replay_in is None and not self.frozen:
+            self.keyboard.handle(ev)
+        elif ev.type == pygame.WINDOWFOCUSLOST:
+            self.keyboard.release_all()
+
+    def pause(self):
+        """Esc. On the device a player pauses by holding A and B together for a
+        second (firmware/app.py); a key cannot do that without also pressing A and B,
+        which move the cursor and play a card. So Esc sends the app its own PAUSE
+        button, an ordinary stamped event, recorded and replayed like any other. While
+        a replay plays, Esc freezes the emulator instead: the app is not stepped and
+        the clock stands still, so to the app no time passes at all."""
+        if self.m.replay_in is None and not self.frozen:
+            app = self.m.app
+            p = 0 if app.game is None or app.seats[0].human else 1
+            self.keyboard.inject(p, "PAUSE")
+            return
+        self.frozen = not self.frozen
+        # Keys held now are released (stamped now, delivered at the first step after
+        # the pause); keys are not read while frozen.
+        self.keyboard.release_all()
+        clock = self.m.clock
+        if hasattr(clock, "freeze"):
+            (clock.freeze if self.frozen else clock.thaw)()
+        self.set_caption()
+
+    def screenshot(self, path=None):
+        if path is None:
+            n = 1
+            while True:
+                path = os.path.join(self.shot_dir, "spit-screenshot-%03d.png" % n)
+                if not os.path.exists(path):
+                    break
+                n += 1
+        try:
+            self.display.save_window_png(path)
+        except (self.pygame.error, OSError) as e:
+            print("screenshot failed: %s" % e, file=sys.stderr)
+            return None
+        self.shots.append(path)
+        print("screenshot saved: %s" % path, file=self.out)
+        return path
+
+    def set_caption(self):
+        l0, l1 = self.labels[0], self.labels[1]
+        state = "PAUSED (Esc resumes)  " if self.frozen else ""
+        if self.replay_finished:
+            state = "replay finished  "
+        self.pygame.display.set_caption(
+            "Spit handheld  %sP0 %s/%s  P1 %s/%s  Esc pause  F11 fullscreen  F12 screenshot"
+            % (state, l0.get("A", "?"), l0.get("B", "?"), l1.get("A", "?"), l1.get("B", "?")))
+
+    # -- the loop
+    def frame(self):
+        """Handle events, step the app once, draw. Returns the app's now."""
+        pygame = self.pygame
+        m = self.m
+        if self.realtime:
+            for ev in pygame.event.get():
+                self.handle(ev)
+        else:
+            if not self.frozen:
+                m.clock.advance(self.frame_us)
+            for ev in pygame.event.get():
+                self.handle(ev)
+        now = m.clock.ticks_us()
+        if not self.frozen:
+            if m.replay_in is not None:
+                while not m.replay_done() and ticks_diff(m.next_replay_t(), now) <= 0:
+                    m.step_replay()
+                if m.replay_done() and not self.replay_finished:
+                    self.replay_finished = True
+                    self.set_caption()
+            else:
+                m.app.step(now)
+                m.steps += 1
+        self.lights.watch_seats(m.app)
+        if self.display.skin is not None:
+            self.display.skin.names = seat_names(m, self.labels)
+        self.display.render(self.lights.lit(now, self.keyboard.pressed),
+                            "PAUSED - Esc resumes" if self.frozen else None)
+        self.frames += 1
+        return now
+
+    def wait_for_next(self, deadline):
+        """Real time: take events as they come (stamping them on arrival) until the
+        next frame is due."""
+        pygame = self.pygame
+        while self.running:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return
+            ev = pygame.event.wait(max(1, int(left * 1000)))
+            if ev.type != pygame.NOEVENT:
+                self.handle(ev)
+
+    def run(self, until=None, frames=None, on_frame=None):
+        self.set_caption()
+        period = self.frame_us / 1e6
+        deadline = time.perf_counter()
+        reason = "closed"
+        while self.running:
+            if on_frame is not None:
+                on_frame(self, self.frames)
+            self.frame()
+            if frames is not None and self.frames >= frames:
+                reason = "frames"
+                break
+            if until and self.m.reached(until):
+                reason = until
+                break
+            if self.realtime:
+                deadline += period
+                if deadline < time.perf_counter() - 0.25:
+                    deadline = time.perf_counter()   # fell far behind: don't race to catch up
+                self.wait_for_next(deadline)
+        return reason

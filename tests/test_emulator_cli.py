@@ -1,0 +1,344 @@
+"""`python -m desktop_emulator` from the outside: whole headless games, replays, the
+state line, screenshots, the terminal demo, bad arguments and a missing display."""
+
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pygame
+import pytest
+
+from desktop_emulator import cli, session
+from desktop_emulator.clock import TICKS_PERIOD, ticks_diff
+
+ROOT = Path(__file__).resolve().parent.parent
+STATE = re.compile(r"^state [0-9a-f]{40} frame [0-9a-f]{40}$")
+
+
+def emu(*args, env=None, timeout=120):
+    e = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    if env is not None:
+        e = env
+    return subprocess.run([sys.executable, "-m", "desktop_emulator"] + list(args),
+                          capture_output=True, text=True, cwd=str(ROOT), env=e,
+                          timeout=timeout)
+
+
+def last_line(p):
+    return p.stdout.strip().split("\n")[-1]
+
+
+# ---------------------------------------------------------------- (d) whole games
+
+
+def test_a_whole_cpu_game_headless_from_the_command_line_in_seconds():
+    t0 = time.perf_counter()
+    p = emu("--headless", "--p0", "hard", "--p1", "easy", "--seed", "3", "--until", "over",
+            "--print-state")
+    took = time.perf_counter() - t0
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    lines = p.stdout.strip().split("\n")
+    assert STATE.match(lines[-1])
+    assert "screen=over phase=over" in lines[-2]
+    assert took < 30                             # "in seconds" (about 0.3 s here)
+    again = emu("--headless", "--p0", "hard", "--p1", "easy", "--seed", "3", "--until",
+                "over", "--print-state")
+    assert last_line(again) == lines[-1]         # deterministic
+
+
+def test_state_line_is_the_sha1_of_snapshot_and_framebuffer():
+    import hashlib
+    import json
+    from desktop_emulator.clock import SimClock
+    from desktop_emulator.display import FrameDisplay
+    from shared_rules.game import Rules
+    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay())
+    m.start_game(("hard", "easy"), 3, Rules())
+    session.run_headless(m, session.device_frame_us(), until="over")
+    snap = json.dumps(m.app.game.snapshot(), sort_keys=True).encode()
+    want = "state %s frame %s" % (hashlib.sha1(snap).hexdigest(),
+                                  hashlib.sha1(bytes(m.display.buf)).hexdigest())
+    assert m.state_line() == want
+    out = io.StringIO()
+    assert cli.main(["--headless", "--p0", "hard", "--p1", "easy", "--seed", "3",
+                     "--print-state"], stdout=out) == 0
+    assert out.getvalue().strip().split("\n")[-1] == want
+
+
+def test_until_round_stops_at_the_first_round_summary_and_frames_count():
+    out = io.StringIO()
+    assert cli.main(["--headless", "--p0", "normal", "--p1", "normal", "--seed", "1",
+                     "--until", "round"], stdout=out) == 0
+    # the summary of round 1; the game has already dealt round 2 (R27)
+    assert "screen=summary phase=ready round=2 " in out.getvalue()
+    out = io.StringIO()
+    assert cli.main(["--headless", "--p0", "hard", "--p1", "hard", "--frames", "77"],
+                    stdout=out) == 0
+    assert "frames=77 (frames)" in out.getvalue()
+
+
+def test_points_variant_and_manual_flip_from_the_command_line(tmp_path):
+    rec = tmp_path / "p.txt"
+    out = io.StringIO()
+    assert cli.main(["--headless", "--p0", "hard", "--p1", "normal", "--rules", "points",
+                     "--manual-flip", "--seed", "4", "--until", "round", "--record",
+                     str(rec)], stdout=out) == 0
+    assert "rules points=1 manual_flip=1" in rec.read_text()
+
+
+# ---------------------------------------------------------------- replays
+
+
+def test_headless_record_then_replay_reaches_the_same_state(tmp_path):
+    rec = tmp_path / "game.txt"
+    a = emu("--headless", "--p0", "hard", "--p1", "normal", "--seed", "11", "--until",
+            "over", "--record", str(rec), "--print-state")
+    assert a.returncode == 0, a.stderr
+    text = rec.read_text()
+    assert text.startswith("spit-replay 1\n# desktop_emulator p0=hard p1=normal")
+    assert "\nseed 11\n" in text and "\nbutton " in text
+    b = emu("--headless", "--replay", str(rec), "--print-state")
+    assert b.returncode == 0, b.stderr
+    assert last_line(b) == last_line(a)
+
+
+def test_clock_wrap_start_near_wrap_plays_through_the_wrap_and_replays(tmp_path):
+    rec = tmp_path / "wrap.txt"
+    a = emu("--headless", "--p0", "hard", "--p1", "hard", "--seed", "2", "--until", "over",
+            "--start-near-wrap", "--record", str(rec), "--print-state")
+    assert a.returncode == 0, a.stderr
+    frames = [int(line.split()[1]) for line in rec.read_text().split("\n")
+              if line.startswith("frame ")]
+    buttons = [int(line.split()[1]) for line in rec.read_text().split("\n")
+               if line.startswith("button ")]
+    assert frames[0] > TICKS_PERIOD - 3_000_000          # started just before the wrap
+    assert any(t < 1_000_000 for t in frames)            # and went through it
+    assert any(t > TICKS_PERIOD - 3_000_000 for t in buttons) and \
+        any(t < 3_000_000 for t in buttons)              # presses on both sides of it
+    assert all(ticks_diff(b, a) >= 0 for a, b in zip(frames, frames[1:]))
+    assert "screen=over phase=over" in a.stdout
+    b = emu("--headless", "--replay", str(rec), "--print-state")
+    assert last_line(b) == last_line(a)
+
+
+def test_a_replay_with_a_resume_snapshot_resumes_that_game(tmp_path):
+    from desktop_emulator.clock import SimClock
+    from desktop_emulator.display import FrameDisplay
+    from desktop_emulator.storage import MemoryStorage
+    from shared_rules.game import Rules
+    st = MemoryStorage()
+    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay(), None, st)
+    m.start_game(("hard", "normal"), 8, Rules())
+    session.run_headless(m, session.device_frame_us(), until="round")
+    saved = st.load()["game"]                     # the app saved the round boundary
+    assert saved is not None
+    # A new session continues it from the menu, records, and the replay must resume it.
+    clock = SimClock(500_000)
+    m2 = session.Machine(clock, session.QueueInput(), FrameDisplay(), None,
+                         MemoryStorage(st.load()))
+    m2.app.start_game(0, Rules(), saved["cpu"], clock.ticks_us(), snapshot=saved["snap"],
+                      stats=saved["stats"])
+    session.run_headless(m2, session.device_frame_us(), frames=400)
+    text = session.replay_text(m2.app)
+    assert session.SNAPSHOT_PREFIX in text
+    loaded = session.parse_replay(text)
+    m3 = session.Machine(SimClock(loaded.start_t), session.QueueInput(), FrameDisplay())
+    m3.start_replay(loaded)
+    session.run_headless(m3, session.device_frame_us())
+    assert m3.state_line().split()[1] == m2.state_line().split()[1]
+
+
+# ---------------------------------------------------------------- output files
+
+
+def test_screenshot_writes_a_png_of_the_last_frame(tmp_path):
+    shot = tmp_path / "s.png"
+    out = io.StringIO()
+    assert cli.main(["--headless", "--p0", "hard", "--p1", "easy", "--frames", "200",
+                     "--scale", "3", "--screenshot", str(shot), "--print-state"],
+                    stdout=out) == 0
+    surf = pygame.image.load(str(shot))
+    assert surf.get_size() == (384, 192)
+    from desktop_emulator.display import ON
+    lit = sum(1 for y in range(1, 192, 3) for x in range(1, 384, 3)
+              if tuple(surf.get_at((x, y)))[:3] == ON)
+    assert lit > 300                          # the table is drawn
+    skinned = tmp_path / "k.png"
+    assert cli.main(["--headless", "--p0", "hard", "--p1", "easy", "--frames", "10",
+                     "--skin", "--screenshot", str(skinned)], stdout=io.StringIO()) == 0
+    from desktop_emulator.display import layout_size
+    w, h = layout_size(True)
+    assert pygame.image.load(str(skinned)).get_size() == (w * 6, h * 6)
+
+
+# ---------------------------------------------------------------- terminal demo
+
+
+def test_terminal_demo_draws_half_blocks(tmp_path):
+    p = emu("--terminal", "--p0", "hard", "--p1", "easy", "--speed", "0", "--frames", "120")
+    assert p.returncode == 0, p.stderr
+    assert "\u2588" in p.stdout and "\u2580" in p.stdout and "\u2584" in p.stdout
+    assert p.stdout.rstrip().endswith("\x1b[?25h")       # the cursor is given back
+
+
+def test_terminal_demo_ctrl_c_exits_cleanly(monkeypatch):
+    calls = []
+
+    def sleep(s):
+        calls.append(s)
+        if len(calls) > 5:
+            raise KeyboardInterrupt
+    out = io.StringIO()
+    orig = session.run_terminal
+    monkeypatch.setattr(session, "run_terminal",
+                        lambda *a, **k: orig(*a, **dict(k, sleep=sleep)))
+    assert cli.main(["--terminal", "--p0", "hard", "--p1", "easy"], stdout=out) == 0
+    text = out.getvalue()
+    assert "\x1b[?25h" in text and text.rstrip().endswith("stopped.")
+
+
+def test_terminal_demo_is_paced_to_real_time():
+    from desktop_emulator.clock import SimClock
+    from desktop_emulator.display import FrameDisplay
+    from desktop_emulator.terminal import TerminalScreen
+    from shared_rules.game import Rules
+    fake = [0.0]
+    slept = []
+
+    def sleep(s):
+        slept.append(s)
+        fake[0] += s
+    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay())
+    m.start_game(("hard", "easy"), 3, Rules())
+    scr = TerminalScreen(io.StringIO(), columns=128)
+    session.run_terminal(m, scr, 33333, frames=90, speed=1.0, sleep=sleep,
+                         now=lambda: fake[0])
+    assert abs(fake[0] - 90 * 0.033333) < 0.01          # 3 s of game took 3 s
+
+
+# ---------------------------------------------------------------- (f) bad arguments
+
+BAD = [
+    ["--p0", "wizard"],
+    ["--p1"],
+    ["--seed", "x"],
+    ["--seed", "-1"],
+    ["--seed", str(2 ** 30)],
+    ["--frames", "0"],
+    ["--scale", "0"],
+    ["--scale", "99"],
+    ["--until", "never"],
+    ["--rules", "chess"],
+    ["--speed", "-1"],
+    ["--keys", "p0=z"],
+    ["--keys", "p0=z,z"],
+    ["--keys", "p2=a,b"],
+    ["--keys", "p0=escape,x"],
+    ["--headless", "--p0", "human"],
+    ["--headless", "--terminal"],
+    ["--headless", "--keys", "p0=a,s"],
+    ["--replay", "no/such/replay.txt"],
+    ["--replay", "x.txt", "--seed", "3"],
+    ["--record", "/no/such/dir/r.txt", "--headless"],
+    ["--screenshot", "/no/such/dir/s.png", "--headless"],
+    ["--bogus"],
+    ["positional"],
+]
+
+
+@pytest.mark.parametrize("argv", BAD, ids=[" ".join(a) for a in BAD])
+def test_bad_arguments_exit_2_with_one_line(argv, capsys):
+    assert cli.main(argv) == 2
+    cap = capsys.readouterr()
+    assert cap.out == ""
+    assert cap.err.count("\n") == 1 and cap.err.startswith("desktop_emulator: error: ")
+    assert "Traceback" not in cap.err
+
+
+def test_bad_arguments_in_a_real_process_one_line_no_traceback():
+    p = emu("--p0", "wizard", "--headless")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+    assert "wizard" in p.stderr
+
+
+@pytest.mark.parametrize("content", [b"", b"hello\n", b"spit-replay 9\n",
+                                     b"spit-replay 1\nseed 1\nbutton 5 0 0\n",
+                                     b"spit-replay 1\nseed 1\nframe 10\nbutton 20 0 9 1\n",
+                                     b"spit-replay 1\nseed 1\n",
+                                     b"spit-replay 1\nframe 10\nframe 5\n",
+                                     b"spit-replay 1\nframe 1\npress 5 spit 0\n",
+                                     b"spit-replay 1\n# resume-snapshot {bad\nframe 1\n",
+                                     b"\xff\xfe\x00\x01binary"])
+def test_corrupt_replays_exit_2_with_one_line(tmp_path, content):
+    f = tmp_path / "bad.txt"
+    f.write_bytes(content)
+    p = emu("--headless", "--replay", str(f))
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+    assert str(f) in p.stderr
+
+
+def test_unreadable_replay(tmp_path):
+    d = tmp_path / "dir.txt"
+    d.mkdir()
+    p = emu("--headless", "--replay", str(d))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+
+
+def test_help_lists_the_options():
+    p = emu("--help")
+    assert p.returncode == 0
+    for opt in ("--p0", "--p1", "--seed", "--rules", "--headless", "--until", "--frames",
+                "--record", "--replay", "--screenshot", "--print-state", "--scale",
+                "--skin", "--no-skin", "--keys", "--start-near-wrap", "--terminal",
+                "--dump-frames"):
+        assert opt in p.stdout
+
+
+def test_no_display_says_how_to_play_headless():
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    p = emu(env=env)
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+    assert "make demo" in p.stderr and "--headless" in p.stderr
+    assert cli.display_missing({"DISPLAY": ":0"}) is None
+    assert cli.display_missing({"WAYLAND_DISPLAY": "wayland-0"}) is None
+    assert cli.display_missing({"SDL_VIDEODRIVER": "offscreen"}) is None
+    # headless needs no display at all
+    p = emu("--headless", "--p0", "easy", "--p1", "easy", "--frames", "5", env=env)
+    assert p.returncode == 0, p.stderr
+
+
+def test_dump_frames_writes_every_shown_frame_with_times(tmp_path):
+    d = tmp_path / "frames"
+    out = io.StringIO()
+    assert cli.main(["--headless", "--p0", "hard", "--p1", "easy", "--frames", "60",
+                     "--dump-frames", str(d), "--scale", "2"], stdout=out) == 0
+    index = (d / "frames.txt").read_text().split("\n")[:-1]
+    pngs = sorted(p.name for p in d.glob("*.png"))
+    assert len(pngs) == len(index) > 3
+    times = [int(line.split()[1]) for line in index]
+    assert times == sorted(times) and times[-1] <= 60 * 34
+    assert pygame.image.load(str(d / pngs[0])).get_size() == (256, 128)
+    assert cli.main(["--headless", "--dump-frames", str(d / "frames.txt")]) == 2
+
+
+def test_a_long_game_records_whole_beyond_the_devices_32k(tmp_path):
+    # The device caps a game's recording at 32 KB (firmware/app.py RECORD_LIMIT); the
+    # emulator lifts the cap, so a long easy-vs-easy game still replays to its end.
+    rec = tmp_path / "long.txt"
+    out = io.StringIO()
+    assert cli.main(["--headless", "--p0", "easy", "--p1", "easy", "--seed", "3",
+                     "--record", str(rec), "--print-state"], stdout=out) == 0
+    text = rec.read_text()
+    assert text.count("\n") > 9000 and "lost=" not in text
+    again = io.StringIO()
+    assert cli.main(["--headless", "--replay", str(rec), "--print-state"], stdout=again) == 0
+    assert again.getvalue().split("\n")[-2] == out.getvalue().split("\n")[-2]
