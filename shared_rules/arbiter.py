@@ -111,34 +111,43 @@ class Arbiter:
             self._applied_t[p] = [t, rnd]
             if covered is not None:
                 self._covered[action[3]] = [t, p, covered, rnd]
-        elif p >= 0 and (tie_loser or self._lost_race(action, t, was_legal)):
-            reason = BEATEN
-            self.races += 1
-            last = self._applied_t[1 - p]
-            self.beaten_by_us[p] = 0 if tie_loser or last is None else ticks_diff(t, last[0])
+        elif p >= 0:
+            margin = 0 if tie_loser else self._lost_race(action, t, was_legal)
+            if margin >= 0:
+                reason = BEATEN
+                self.races += 1
+                self.beaten_by_us[p] = margin
         results.append((action, t, reason))
 
     def _lost_race(self, action, t, was_legal):
+        """By how many µs a refused action lost a race to the opponent (R20), or -1 if
+        it was not a race: either it was legal when pressed and the opponent acted less
+        than race_us before it, or it is a play whose card fitted a card the opponent
+        covered less than race_us before it (on any pile: the pad aims by what fits when
+        the press is read, so after losing the race it may aim elsewhere)."""
         p = action[1]
         opp = self._applied_t[1 - p]
-        if opp is None or not 0 <= ticks_diff(t, opp[0]) < self.race_us:
-            return False
+        if opp is None:
+            return -1
+        d = ticks_diff(t, opp[0])
+        if not 0 <= d < self.race_us:
+            return -1
         if was_legal:
-            return True
-        if action[0] == "play" and len(action) == 4 and _index(action[2], 5):
-            # The pad aims at a pile by what fits when the press is read; if the card
-            # it was racing for is already covered, it aims elsewhere. So any pile the
-            # opponent covered, within race_us, with a card this one fitted counts.
-            s = self.game.stock[p][action[2]]
-            if not s:
-                return False
-            rnd = self.game.round
-            for j in range(2):
-                rec = self._covered[j]
-                if (rec is not None and rec[1] != p and rec[3] == rnd and
-                        0 <= ticks_diff(t, rec[0]) < self.race_us and adjacent(s[-1], rec[2])):
-                    return True
-        return False
+            return d
+        if action[0] != "play" or len(action) != 4 or not _index(action[2], 5):
+            return -1
+        s = self.game.stock[p][action[2]]
+        if not s:
+            return -1
+        best = -1
+        rnd = self.game.round
+        for j in range(2):
+            rec = self._covered[j]
+            if rec is not None and rec[1] != p and rec[3] == rnd and adjacent(s[-1], rec[2]):
+                d = ticks_diff(t, rec[0])
+                if 0 <= d < self.race_us and (best < 0 or d < best):
+                    best = d
+        return best
 
     def _settle_tie(self, group, results):
         # R21: actions touched at the same instant. If some order lets them all apply,
