@@ -7,6 +7,7 @@
 import time
 
 from firmware.boards import pico as board
+from shared_rules.pad import SIX_BUTTON, TWO_BUTTON
 
 FRAME_US = 33333          # 30 frames a second (a typical frame sends <= 4 pages)
 WDT_MS = 4000             # longest a frame, a flash save or the boot may take
@@ -21,7 +22,7 @@ def button_pins():
     for _gpio, _player, name in pins:
         if name not in ("A", "B"):
             six = True
-    return pins, (6 if six else 2)
+    return pins, (SIX_BUTTON if six else TWO_BUTTON)
 
 
 def held_at_boot(machine, pins):

@@ -259,9 +259,6 @@ class Game:
             return None
         return BAD_ACTION
 
-    def is_legal(self, action):
-        return self.why_not(action) is None
-
     def legal_actions(self, p):
         out = []
         if not _is_index(p, 2):

@@ -18,7 +18,6 @@ LEFT = 2
 RIGHT = 3
 UP = 4
 DOWN = 5
-BUTTON_NAMES = ("A", "B", "LEFT", "RIGHT", "UP", "DOWN")
 
 TWO_BUTTON = 2
 SIX_BUTTON = 6
