@@ -177,3 +177,30 @@ def test_r20_beaten_when_the_pad_re_aimed_after_the_race_was_lost():
     arb.press(("play", 0, 0, 1), 6000)
     assert arb.settle(9000) == [(("play", 0, 0, 1), 6000, BEATEN)]
     assert arb.beaten_by_us[0] == 5000
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), base=st.integers(0, TICKS_PERIOD - 1),
+       steps=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 50), st.integers(0, 3),
+                                st.integers(0, 7)), min_size=10, max_size=300))
+def test_r29_r19_random_presses_with_ties_keep_the_cards_and_touch_order(seed, base, steps):
+    """Both players press what is legal for them, often on the same microsecond (gap 0),
+    settling at random moments: no card is lost, nothing raises, and what is applied in
+    one settle is applied in touch order."""
+    from shared_rules.game import Game
+    from tests.helpers import all_cards
+    g = Game(seed=seed)
+    arb = Arbiter(g)
+    t = base
+    for p, pick, gap, settle_every in steps:
+        acts = g.legal_actions(p)
+        if acts:
+            arb.press(acts[pick % len(acts)], t)
+        t = ticks_add(t, gap * 700)
+        if settle_every == 0:
+            res = arb.settle(ticks_add(t, 3000))
+            applied = [rt for a, rt, r in res if r is None]
+            assert all(ticks_diff(b, a) >= 0 for a, b in zip(applied, applied[1:]))
+            assert all(r is None or isinstance(r, str) for a, rt, r in res)
+        assert sorted(all_cards(g)) == list(range(52))
+    assert g.tie_priority in (0, 1)
