@@ -134,13 +134,15 @@ class Game:
             raise ValueError("hands must be two lists")
         if not isinstance(piles, (list, tuple)) or len(piles) > 2:
             raise ValueError("piles must be a list of at most two spit piles")
+        groups = [s for side in stock for s in side] + list(hands) + list(piles)
+        for group in groups:
+            if not isinstance(group, (list, tuple)):
+                raise ValueError("every stockpile, hand and pile is a list")
         nonempty = [list(p) for p in piles if p]
         if nonempty and len(nonempty) != len(piles):
             raise ValueError("a spit pile is never empty once started")
         seen = []
-        for group in [s for side in stock for s in side] + list(hands) + nonempty:
-            if not isinstance(group, (list, tuple)):
-                raise ValueError("every stockpile, hand and pile is a list")
+        for group in groups:
             for c in group:
                 if not is_card(c):
                     raise ValueError("not a card: %r" % (c,))

@@ -61,6 +61,10 @@ def test_from_layout_rejects_bad_layouts():
         Game.from_layout([empty5, empty5], [[], []], [[5], []])
     with pytest.raises(ValueError):
         Game.from_layout([empty5, empty5], [[], []], [[5], [6], [7]])
+    with pytest.raises(ValueError):
+        Game.from_layout([empty5, empty5], [[], []], [5])
+    with pytest.raises(ValueError):
+        Game.from_layout([empty5, [[], [], [], [], 3]], [[], []], [])
 
 
 def test_from_layout_copies_its_inputs():
