@@ -75,6 +75,13 @@ def scale_int(text):
     return n
 
 
+def fps_int(text):
+    n = positive_int(text)
+    if n > 50:
+        raise argparse.ArgumentTypeError("at most 50, got %d" % n)
+    return n
+
+
 def speed_float(text):
     try:
         x = float(text)
@@ -128,6 +135,12 @@ def build_parser():
     rec.add_argument("--dump-frames", metavar="DIR",
                      help="save every frame shown as DIR/000001.png ... with DIR/frames.txt "
                           "(times in ms), e.g. to make a GIF with another tool")
+    rec.add_argument("--gif", metavar="FILE",
+                     help="record the frames shown as an animated GIF, written at exit "
+                          "(scaled by --scale; default 3 headless and in the terminal)")
+    rec.add_argument("--gif-fps", type=fps_int, default=10, metavar="N",
+                     help="--gif: N frames a second of the emulator's clock, 1-50 "
+                          "(default 10)")
     rec.add_argument("--print-state", action="store_true",
                      help="last line: state <sha1 of the game snapshot> frame <sha1 of "
                           "the framebuffer>")
@@ -227,6 +240,11 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
             return _fail("--dump-frames %s: not a directory" % args.dump_frames)
         if not os.path.isdir(os.path.dirname(d)):
             return _fail("--dump-frames %s: no such parent directory" % args.dump_frames)
+    if args.gif is not None:
+        d = os.path.dirname(os.path.abspath(args.gif))
+        if os.path.isdir(args.gif) or not os.path.isdir(d):
+            return _fail("cannot write a GIF to %s: %s" % (
+                args.gif, "a directory" if os.path.isdir(args.gif) else "no such directory"))
     windowed = not (args.headless or args.terminal)
     if windowed:
         why = display_missing()
@@ -277,6 +295,13 @@ def _run(args, loaded, windowed, clock, on_frame, out):
     if args.dump_frames is not None:
         from desktop_emulator.display import FrameDumper
         dumper = FrameDumper(args.dump_frames, scale, clock)
+    on_show = dumper
+    gif = None
+    if args.gif is not None:
+        from desktop_emulator.gif import GifRecorder
+        gif = GifRecorder(args.gif, args.scale or (scale if windowed else 3), clock,
+                          args.gif_fps)
+        on_show = gif if dumper is None else (lambda panel: (dumper(panel), gif(panel)))
     try:
         if windowed:
             import pygame
@@ -288,7 +313,7 @@ def _run(args, loaded, windowed, clock, on_frame, out):
                 pygame.display.init()
                 labels = {p: keys_of(keymap, p) for p in (0, 1)}
                 display = WindowDisplay(scale=scale, skin=skin_on, skin_obj=Skin(labels),
-                                        on_show=dumper)
+                                        on_show=on_show)
             except pygame.error as e:
                 return _fail("cannot open a window: %s (try --headless or make demo)" % e)
             if display.note:
@@ -318,7 +343,7 @@ def _run(args, loaded, windowed, clock, on_frame, out):
             except (OSError, ValueError, AttributeError):
                 cols = None
             screen = TerminalScreen(out, columns=cols)
-            machine = session.Machine(clock, session.QueueInput(), FrameDisplay(dumper),
+            machine = session.Machine(clock, session.QueueInput(), FrameDisplay(on_show),
                                       ListSound(), MemoryStorage())
             machine.start_game(seats, seed, _rules(args))
             status = "Spit demo: P0 %s vs P1 %s, seed %d, x%g. Ctrl-C or q quits." % (
@@ -337,7 +362,7 @@ def _run(args, loaded, windowed, clock, on_frame, out):
             screen = None
         else:
             inp = session.QueueInput()
-            machine = session.Machine(clock, inp, FrameDisplay(dumper), ListSound(),
+            machine = session.Machine(clock, inp, FrameDisplay(on_show), ListSound(),
                                       MemoryStorage())
             if loaded is not None:
                 machine.start_replay(loaded)
@@ -350,6 +375,8 @@ def _run(args, loaded, windowed, clock, on_frame, out):
             screen.stop("stopped")
         if dumper is not None:
             dumper.close()
+        if gif is not None:
+            gif.close()
     # What to leave behind: the replay, a screenshot, the state line.
     if args.record is not None:
         text = session.replay_text(machine.app, seats=None)
@@ -363,6 +390,12 @@ def _run(args, loaded, windowed, clock, on_frame, out):
                 session.write_replay(args.record, text)
             except OSError as e:
                 return _fail("cannot write %s: %s" % (args.record, e.strerror or e), 1)
+    if gif is not None:
+        try:
+            if not gif.save():
+                print("no GIF written: no frame was shown", file=sys.stderr)
+        except OSError as e:
+            return _fail("cannot write %s: %s" % (args.gif, e.strerror or e), 1)
     if args.screenshot is not None:
         import pygame
         skin = None
