@@ -157,16 +157,8 @@ def _timed(real, clock, latency):
 
 
 def launch(argv):
-    import os
-    import subprocess
-    from pathlib import Path
-    root = Path(__file__).resolve().parent.parent
-    mp = root / ".venv" / "bin" / "micropython"
-    if not mp.exists():
-        mp = Path(sys.executable).parent / "micropython"
-    env = dict(os.environ, MICROPYPATH=str(root))
-    return subprocess.call([str(mp), "-X", "heapsize=4M", str(Path(__file__).resolve())] + argv,
-                           env=env, cwd=str(root))
+    from firmware_sim import run_under_micropython     # tools/ is this script's path
+    return run_under_micropython(__file__, argv, "4M")
 
 
 def main(argv):

@@ -47,8 +47,8 @@ def _args(argv):
     return opts
 
 
-def launch(argv):
-    """CPython: run this file under the real MicroPython binary."""
+def run_under_micropython(script, argv, heap):
+    """CPython: run `script` under the real MicroPython binary, repository on its path."""
     import os
     import subprocess
     from pathlib import Path
@@ -56,10 +56,14 @@ def launch(argv):
     mp = root / ".venv" / "bin" / "micropython"
     if not mp.exists():
         mp = Path(sys.executable).parent / "micropython"
-    opts = _args(argv)
     env = dict(os.environ, MICROPYPATH=str(root))
-    cmd = [str(mp), "-X", "heapsize=" + opts["heap"], str(Path(__file__).resolve())] + argv
+    cmd = [str(mp), "-X", "heapsize=" + heap, str(Path(script).resolve())] + list(argv)
     return subprocess.call(cmd, env=env, cwd=str(root))
+
+
+def launch(argv):
+    """CPython: run this file under the real MicroPython binary."""
+    return run_under_micropython(__file__, argv, _args(argv)["heap"])
 
 
 def simulate(opts, out=print):
