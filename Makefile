@@ -16,7 +16,7 @@ $(STAMP): requirements-dev.txt
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-test: $(STAMP)
+test: $(STAMP) pico-setup
 	$(HEADLESS) $(PY) -m pytest -q
 
 # Speed and memory tables (never timed tests).
@@ -94,3 +94,33 @@ repl: $(STAMP)
 # The self-test on the board (live buttons, test pattern, beep); Ctrl-C to leave.
 device-test: $(STAMP)
 	$(MPREMOTE) run firmware/selftest.py
+
+# ---- the emulated Pico --------------------------------------------------------------
+# The real firmware in MicroPython's rp2 image on rp2040js (docs/EMULATOR.md). Needs
+# Node.js 18+; the image comes from ../shared/rp2/ or FIRMWARE=path/to/RPI_PICO.uf2.
+PICO_DIR := desktop_emulator/pico
+PICO_STAMP := $(PICO_DIR)/node_modules/.installed-$(shell cksum < $(PICO_DIR)/package-lock.json | cut -d' ' -f1)
+FIRMWARE ?=
+PICO_ARGS = $(if $(FIRMWARE),--firmware $(FIRMWARE),)
+
+.PHONY: pico-setup pico-sim bench-pico play-pico
+pico-setup:
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(PICO_STAMP); \
+	else echo "npm not found: the emulated-Pico tests will be skipped (install Node.js 18+)"; fi
+
+$(PICO_STAMP): $(PICO_DIR)/package-lock.json
+	npm ci --prefix $(PICO_DIR) --no-audit --no-fund --loglevel=error
+	rm -f $(PICO_DIR)/node_modules/.installed-*
+	touch $@
+
+# The game in the window, on the emulated Pico (the real firmware, slower than `make play`).
+play-pico: $(STAMP) pico-setup
+	$(PY) -m desktop_emulator --engine pico $(PICO_ARGS) $(ARGS)
+
+# One whole CPU-against-CPU game of the real firmware on the emulated Pico.
+pico-sim: $(STAMP) pico-setup
+	$(PY) tools/pico_sim.py $(PICO_ARGS) $(ARGS)
+
+# Races, latencies, frame times, heap and flash timings measured on the emulated chip.
+bench-pico: $(STAMP) pico-setup
+	$(PY) tools/bench_pico.py $(PICO_ARGS) $(ARGS)

@@ -110,6 +110,13 @@ def build_parser():
     who.add_argument("--manual-flip", action="store_true",
                      help="turning a stockpile's next card is a separate press (R14)")
     run = p.add_argument_group("how it runs")
+    run.add_argument("--engine", choices=("app", "pico"), default="app",
+                     help="app: the firmware's app in this Python (fast, the default); "
+                          "pico: the real firmware in MicroPython on an emulated Raspberry "
+                          "Pi Pico (needs Node.js; see docs/EMULATOR.md)")
+    run.add_argument("--firmware", metavar="PATH",
+                     help="--engine pico: the MicroPython UF2 for the Pico (or a folder with "
+                          "it and the RP2040 boot ROM); default: ../shared/rp2/")
     mode = run.add_mutually_exclusive_group()
     mode.add_argument("--headless", action="store_true",
                       help="no window, no sound: as fast as it can on a simulated clock")
@@ -179,6 +186,10 @@ def parse_args(argv):
                 raise UsageError("%s has no keyboard: give the human seat a CPU level "
                                  "(--p0/--p1 easy|normal|hard), or --replay a game" % (
                                      "--headless" if args.headless else "--terminal"))
+    if args.firmware is not None and args.engine != "pico":
+        raise UsageError("--firmware is for --engine pico")
+    if args.engine == "pico" and args.terminal:
+        raise UsageError("--engine pico plays headless or in the window, not --terminal")
     args.keymap = None
     if args.keys:
         from desktop_emulator.keyboard import KeySpecError, parse_keys
@@ -250,10 +261,37 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
         why = display_missing()
         if why:
             return _fail(why)
+    pico = None
+    if args.engine == "pico":
+        from desktop_emulator.pico.image import find_firmware, ImageError
+        from desktop_emulator.pico.device import node_command, DeviceError
+        from desktop_emulator.pico.engine import PicoMachine
+        try:
+            firmware = find_firmware(args.firmware)
+            node_command()
+        except (ImageError, DeviceError) as e:
+            return _fail(str(e))
+        pico = PicoMachine(firmware, start_near_wrap=args.start_near_wrap)
     try:
-        return _run(args, loaded, windowed, clock, on_frame, out)
+        return _run(args, loaded, windowed, clock, on_frame, out, pico)
     except session.StopRun as e:
         return _fail(str(e), 1)
+    except Exception as e:
+        if pico is None or not _is_device_error(e):
+            raise
+        if getattr(e, "traceback", ""):
+            print(e.traceback.rstrip(), file=sys.stderr)
+        return _fail(str(e), 1)
+    finally:
+        if pico is not None:
+            pico.close()
+
+
+def _is_device_error(e):
+    from desktop_emulator.pico.device import DeviceError
+    from desktop_emulator.pico.image import ImageError
+    from desktop_emulator.devicefiles import BuildError
+    return isinstance(e, (DeviceError, ImageError, BuildError))
 
 
 def _rules(args):
@@ -261,7 +299,7 @@ def _rules(args):
     return Rules(points=args.rules == "points", manual_flip=args.manual_flip)
 
 
-def _run(args, loaded, windowed, clock, on_frame, out):
+def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
     from desktop_emulator.clock import SimClock, PerfClock
     from desktop_emulator.display import FrameDisplay, Skin, render_offscreen
     from desktop_emulator.sound import ListSound, MixerSound
@@ -292,6 +330,9 @@ def _run(args, loaded, windowed, clock, on_frame, out):
     machine = None
     screen = None
     dumper = None
+    realtime = not isinstance(clock, SimClock)   # a test's SimClock: the window steps it
+    if pico is not None:
+        clock = pico.clock                        # frames are timed in the chip's time
     if args.dump_frames is not None:
         from desktop_emulator.display import FrameDumper
         dumper = FrameDumper(args.dump_frames, scale, clock)
@@ -318,20 +359,23 @@ def _run(args, loaded, windowed, clock, on_frame, out):
                 return _fail("cannot open a window: %s (try --headless or make demo)" % e)
             if display.note:
                 print(display.note, file=sys.stderr)
-            keyboard = KeyboardInput(clock, keymap)
             snd = MixerSound()
             if snd.message:
                 print(snd.message, file=sys.stderr)
-            storage = FileStorage() if loaded is None else MemoryStorage()
-            inp = keyboard if loaded is None else session.QueueInput()
-            machine = session.Machine(clock, inp, display, snd, storage,
-                                      hint=title_hint(keymap))
+            if pico is not None:
+                keyboard = KeyboardInput(PerfClock(), keymap)
+                machine = pico.attach(display, snd, keyboard).boot()
+            else:
+                keyboard = KeyboardInput(clock, keymap)
+                storage = FileStorage() if loaded is None else MemoryStorage()
+                inp = keyboard if loaded is None else session.QueueInput()
+                machine = session.Machine(clock, inp, display, snd, storage,
+                                          hint=title_hint(keymap))
             if loaded is not None:
                 machine.start_replay(loaded)
             elif seats is not None:
                 machine.start_game(seats, seed, _rules(args))
-            win = session.Window(machine, display, keyboard,
-                                 realtime=not isinstance(clock, SimClock), out=out)
+            win = session.Window(machine, display, keyboard, realtime=realtime, out=out)
             try:
                 reason = win.run(until=until, frames=args.frames, on_frame=on_frame)
             except KeyboardInterrupt:
@@ -360,6 +404,13 @@ def _run(args, loaded, windowed, clock, on_frame, out):
                 reason = "interrupted"
             screen.stop()
             screen = None
+        elif pico is not None:
+            machine = pico.attach(FrameDisplay(on_show), ListSound()).boot()
+            if loaded is not None:
+                machine.start_replay(loaded)
+            else:
+                machine.start_game(seats, seed, _rules(args))
+            reason = machine.run_headless(until=until, frames=args.frames)
         else:
             inp = session.QueueInput()
             machine = session.Machine(clock, inp, FrameDisplay(on_show), ListSound(),
@@ -377,14 +428,20 @@ def _run(args, loaded, windowed, clock, on_frame, out):
             dumper.close()
         if gif is not None:
             gif.close()
-    # What to leave behind: the replay, a screenshot, the state line.
+    return _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out)
+
+
+def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out):
+    """What a run leaves: the replay, the GIF, a screenshot, the state line."""
+    from desktop_emulator.display import Skin, render_offscreen
     if args.record is not None:
-        text = session.replay_text(machine.app, seats=None)
+        text = machine.replay_text()
+        lost = machine.records_lost() if text is not None else 0
         if text is None:
             print("nothing recorded: no game was started", file=sys.stderr)
-        elif getattr(machine.app.replay.records, "lost", 0):
+        elif lost:
             print("warning: the recording is incomplete (%d records lost); it will not "
-                  "replay to the same end" % machine.app.replay.records.lost, file=sys.stderr)
+                  "replay to the same end" % lost, file=sys.stderr)
         if text is not None:
             try:
                 session.write_replay(args.record, text)

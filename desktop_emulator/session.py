@@ -189,7 +189,15 @@ DESKTOP_DEFAULTS = {"mode": 2, "points": 0, "flip": 0, "sound": 1}
 
 
 class Machine:
-    """The app and its ports. ``step()`` runs one app.step at the clock's now."""
+    """The app and its ports. ``step()`` runs one app.step at the clock's now.
+
+    The engine interface the loops and the command line use (``--engine pico`` has
+    the same in desktop_emulator/pico/engine.py): clock, display, app (screen_name(),
+    game, cpu, seats), replay_in, start_game, start_replay, step, step_window,
+    reached, state_line, summary_line, replay_text, records_lost."""
+
+    #: The app has its own pause button (Esc sends it); the emulated Pico has not.
+    has_pause_button = True
 
     def __init__(self, clock, input, display=None, sound=None, storage=None, hint=None):
         from firmware.app import App, Ports
@@ -244,6 +252,11 @@ class Machine:
         self.steps += 1
         return t
 
+    def step_window(self, now):
+        """One window frame: the app steps at the window's clock."""
+        self.app.step(now)
+        self.steps += 1
+
     # -- stopping
     def reached(self, until):
         scr = self.app.screen_name()
@@ -259,6 +272,13 @@ class Machine:
         snap = g.snapshot() if g is not None else None
         state = hashlib.sha1(json.dumps(snap, sort_keys=True).encode()).hexdigest()
         return "state %s frame %s" % (state, frame_sha1(self.display.buf))
+
+    def replay_text(self):
+        return replay_text(self.app)
+
+    def records_lost(self):
+        rp = self.app.replay
+        return getattr(rp.records, "lost", 0) if rp is not None else 0
 
     def summary_line(self):
         g = self.app.game
@@ -439,7 +459,7 @@ class Window:
         button, an ordinary stamped event, recorded and replayed like any other. While
         a replay plays, Esc freezes the emulator instead: the app is not stepped and
         the clock stands still, so to the app no time passes at all."""
-        if self.m.replay_in is None and not self.frozen:
+        if self.m.replay_in is None and not self.frozen and self.m.has_pause_button:
             app = self.m.app
             p = 0 if app.game is None or app.seats[0].human else 1
             self.keyboard.inject(p, "PAUSE")
@@ -501,8 +521,7 @@ class Window:
                     self.replay_finished = True
                     self.set_caption()
             else:
-                m.app.step(now)
-                m.steps += 1
+                m.step_window(now)
         self.lights.watch_seats(m.app)
         if self.display.skin is not None:
             self.display.skin.names = seat_names(m, self.labels)

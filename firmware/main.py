@@ -1,8 +1,14 @@
-# Boot on the device (`make deploy` copies this file to the board's /main.py).
+# Boot on the device (`make deploy` copies a /main.py that calls run()).
 # Builds the ports from the board's pin map, then steps the app at FRAME_US a frame
 # while a watchdog makes sure a hang resets the board. Holding any button at power-up
 # enters the self-test instead (selftest.py). Importing this module touches no
 # hardware: run() does everything.
+#
+# The board reports what it is doing on its USB serial console, one line whenever the
+# screen, the phase or the round changes ("spit: screen=game phase=play round=2 ..."),
+# so `make repl` shows it and the emulated Pico's harness can follow the game. Output is
+# dropped when no computer listens. Ctrl-C stops the game, switches the watchdog off and
+# leaves the running app in `firmware.main.app` for the REPL.
 
 import time
 
@@ -12,6 +18,14 @@ from shared_rules.pad import SIX_BUTTON, TWO_BUTTON
 FRAME_US = 33333          # 30 frames a second (a typical frame sends <= 4 pages)
 WDT_MS = 4000             # longest a frame, a flash save or the boot may take
 STORAGE_PATH = "/spit.json"
+PULLUP_SETTLE_MS = 20     # pull-ups (~50 kOhm) charging a pad's debounce capacitor
+
+# The watchdog's control register (CTRL, enable bit 30) through the atomic-clear alias
+# (+0x3000): RP2040 and RP2350. machine.WDT has no way to stop it.
+_WDT_CTRL_CLR = {"RP2040": 0x40058000 + 0x3000, "RP2350": 0x400D8000 + 0x3000}
+_WDT_ENABLE = 1 << 30
+
+app = None                # the running App (for the REPL and the emulated Pico's harness)
 
 
 def button_pins():
@@ -25,9 +39,15 @@ def button_pins():
     return pins, (SIX_BUTTON if six else TWO_BUTTON)
 
 
-def held_at_boot(machine, pins):
+def held_at_boot(machine, pins, sleep_ms=None):
+    """True if any button is held: every pin is switched to its pull-up first, then
+    given time to settle, then read (a pad with an RC debounce reads low for a while)."""
+    gpios = []
     for gpio, _player, _name in pins:
-        if machine.Pin(gpio, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0:
+        gpios.append(machine.Pin(gpio, machine.Pin.IN, machine.Pin.PULL_UP))
+    (sleep_ms or time.sleep_ms)(PULLUP_SETTLE_MS)
+    for p in gpios:
+        if p.value() == 0:
             return True
     return False
 
@@ -44,10 +64,58 @@ def build_hardware(machine, pins):
     return display, buttons, buzzer
 
 
-def run():
+def chip_name(machine=None):
+    import sys
+    m = getattr(sys.implementation, "_machine", "")
+    return "RP2350" if "RP2350" in m else "RP2040"
+
+
+def stop_watchdog(machine):
+    """Switch the watchdog off, so the REPL, mpremote and a new deploy are not reset
+    WDT_MS later (on rp2 machine.WDT cannot be stopped once started)."""
+    machine.mem32[_WDT_CTRL_CLR[chip_name()]] = _WDT_ENABLE
+
+
+def start_game(app, start, log=True):
+    """start: {"seed", "points", "flip", "cpu": [level or 0, level or 0]} and optionally
+    "snapshot" (a Game.snapshot() between rounds): begin that game now. The start is
+    reported before the game is dealt and saved (a flash write), so a computer that
+    plays presses against the clock knows the start at once."""
+    from shared_rules.game import Rules
+    rules = Rules(points=bool(start.get("points", 0)), manual_flip=bool(start.get("flip", 0)))
+    cpu = start.get("cpu", (0, 0))
+    seed = start.get("seed", 0) & 0x3FFFFFFF
+    now = time.ticks_us()
+    if log:
+        print("spit: start seed=%d t=%d" % (seed, now))
+    app.start_game(seed, rules, (cpu[0] or None, cpu[1] or None), now,
+                   snapshot=start.get("snapshot"))
+
+
+def report(app, now):
+    g = app.game
+    if g is None:
+        print("spit: screen=%s t=%d" % (app.screen_name(), now))
+        return
+    w = "-" if g.winner is None else g.winner
+    print("spit: screen=%s phase=%s round=%d scores=%d:%d winner=%s t=%d" % (
+        app.screen_name(), g.phase, g.round, g.scores[0], g.scores[1], w, now))
+
+
+def report_start(app):
+    t = 0
+    for rec in app.replay.records:      # the first record: the frame the game began at
+        t = rec[1]
+        break
+    print("spit: start seed=%d t=%d" % (app.game.seed, t))
+
+
+def run(start=None, log=True):
+    """The game. start: a game to begin at once instead of the title menu (see
+    start_game); log: report screen changes on the serial console."""
+    global app
     import machine
     pins, scheme = button_pins()
-    time.sleep_ms(50)                     # let the pull-ups settle before reading
     if held_at_boot(machine, pins):
         from firmware import selftest
         selftest.main()
@@ -58,11 +126,26 @@ def run():
     from firmware.hw.clock import Clock
     app = App(Ports(buttons, display, buzzer, FileStorage(STORAGE_PATH), Clock()),
               scheme=scheme, now_us=time.ticks_us())
+    if start is not None:
+        start_game(app, start, log)
     wdt = machine.WDT(timeout=WDT_MS)
+    try:
+        loop(app, buttons, buzzer, wdt, log)
+    except KeyboardInterrupt:
+        stop_watchdog(machine)
+        buzzer.stop()
+        raise
+
+
+def loop(app, buttons, buzzer, wdt, log):
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
     ticks_add = time.ticks_add
     next_frame = ticks_us()
+    screen = -1
+    phase = None
+    rnd = -1
+    game = app.game                    # a game begun by run(start=...) was reported there
     while True:
         now = ticks_us()
         if ticks_diff(now, next_frame) >= 0:
@@ -70,6 +153,17 @@ def run():
             next_frame = ticks_add(next_frame, FRAME_US)
             if ticks_diff(now, next_frame) >= 0:      # fell behind: don't try to catch up
                 next_frame = ticks_add(now, FRAME_US)
+            if log:
+                g = app.game
+                if g is not game:
+                    game = g
+                    report_start(app)
+                if app.screen != screen or (g is not None and (g.phase != phase or g.round != rnd)):
+                    screen = app.screen
+                    if g is not None:
+                        phase = g.phase
+                        rnd = g.round
+                    report(app, now)
         buzzer.step(ticks_us())
         wdt.feed()
         time.sleep_ms(1)

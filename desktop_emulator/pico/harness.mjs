@@ -1,0 +1,399 @@
+// The emulated Pico: rp2040js, stepped in exact guest time, driven by Python
+// (desktop_emulator/pico/device.py) over JSON lines on stdin/stdout.
+//
+// This side is deliberately thin. It owns only what must run per instruction or per
+// bus event: the CPU loop, scheduled pin edges, I2C bus time, the flash operations the
+// emulator lacks, the USB serial link and the watchdog reset. Everything that decides
+// anything (UF2 parsing, the filesystem, the SSD1306 picture, the raw REPL, tests) is
+// Python's.
+//
+// Requests:  {"id": n, "cmd": name, ...args}
+// Replies:   {"id": n, "ok": true, ...}  or  {"id": n, "error": "one line"}
+// Every reply carries "t" (guest ns since the first boot) and the events since the
+// previous reply: "serial" (latin-1 text from the USB serial port), "i2c" (finished
+// transactions [t_start, t_end, addr, hex, acked]), "pwm" ([t, offset, value] writes to
+// the PWM block), "resets" ([t, why]).
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { RP2040, USBCDC, ConsoleLogger, LogLevel } from 'rp2040js';
+
+// rp2040js logs through console.*: keep stdout for the protocol.
+console.log = console.info = console.debug = console.warn = (...a) => process.stderr.write(a.join(' ') + '\n');
+
+const FLASH_BASE = 0x10000000;
+const TIMER_BASE = 0x40054;       // peripheral keys are (address >>> 14) << 2
+const WATCHDOG_BASE = 0x40058;
+const PWM_BASE = 0x40050;
+const BKPT_ERASE = 0x51;
+const BKPT_PROGRAM = 0x52;
+// Typical W25Q16JV times (the Pico's flash): the CPU waits this long with interrupts
+// off inside the SDK's flash routines.
+const ERASE_SECTOR_NS = 45e6;     // 4 KB sector erase
+const ERASE_BLOCK_NS = 150e6;     // 64 KB block erase
+const PROGRAM_PAGE_NS = 0.4e6;    // 256-byte page program
+
+let chip = null;
+let clock = null;
+let cdc = null;
+let baseNs = 0;                   // guest ns before the current boot
+let bootrom = null;               // patched boot ROM, kept for reboots
+let config = { i2c: { addresses: [0x3c], nackAfter: -1 }, timerStartUs: 0, pwm: true };
+let edges = [];                   // [ns, pin, level] sorted by ns, not yet applied
+let edgeAlarm = null;
+let pinLevels = new Map();        // pin -> level the host drives now
+let stallNs = 0;
+let rebootWhy = null;
+let stopNow = false;
+const out = { serial: [], i2c: [], pwm: [], resets: [] };
+let serialQueue = [];             // bytes waiting for the device to ask for them
+let pendingRead = 0;              // size of an OUT request the device made while we had nothing
+let i2cTx = null;                 // the transaction on the bus
+
+const now = () => baseNs + clock.nanos;
+
+function latin1(bytes) {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return s;
+}
+
+// ---- boot -------------------------------------------------------------------------
+
+function patchBootrom(rom) {
+  // The ROM's function table (pointer at 0x14) lists two-letter codes and addresses.
+  // flash_range_erase ('RE') and flash_range_program ('RP') become BKPT #n; BX LR and
+  // are done on the host, because the emulator's SSI ignores flash commands.
+  const view = new DataView(rom.buffer, rom.byteOffset, rom.byteLength);
+  let p = view.getUint16(0x14, true);
+  const found = {};
+  for (; ;) {
+    const code = view.getUint16(p, true);
+    if (code === 0) break;
+    const addr = view.getUint16(p + 2, true) & ~1;
+    const name = String.fromCharCode(code & 0xff, code >> 8);
+    if (name === 'RE' || name === 'RP') {
+      view.setUint16(addr, 0xbe00 | (name === 'RE' ? BKPT_ERASE : BKPT_PROGRAM), true);
+      view.setUint16(addr + 2, 0x4770, true);   // BX LR
+      found[name] = addr;
+    }
+    p += 4;
+  }
+  if (!found.RE || !found.RP) throw new Error('boot ROM has no flash_range_erase/program in its function table');
+  return rom;
+}
+
+function onBreak(code) {
+  const r = chip.core.registers;
+  if (code === BKPT_ERASE) {
+    const addr = r[0] >>> 0, count = r[1] >>> 0, blockSize = r[2] >>> 0;
+    chip.flash.fill(0xff, addr, Math.min(addr + count, chip.flash.length));
+    if (blockSize >= 0x10000) {
+      const blocks = Math.floor(count / 0x10000);
+      stallNs += blocks * ERASE_BLOCK_NS + Math.ceil((count - blocks * 0x10000) / 4096) * ERASE_SECTOR_NS;
+    } else {
+      stallNs += Math.ceil(count / 4096) * ERASE_SECTOR_NS;
+    }
+  } else if (code === BKPT_PROGRAM) {
+    const addr = r[0] >>> 0, src = r[1] >>> 0, count = r[2] >>> 0;
+    for (let i = 0; i < count && addr + i < chip.flash.length; i++) {
+      chip.flash[addr + i] &= chip.readUint8(src + i);   // NOR flash only clears bits
+    }
+    stallNs += Math.ceil(count / 256) * PROGRAM_PAGE_NS;
+  } else {
+    throw new Error('breakpoint #' + code + ' at 0x' + (chip.core.PC >>> 0).toString(16));
+  }
+}
+
+function attachTimerOffset() {
+  // The chip's µs timer as if the board had been on for timerStartUs (the 2**30 wrap
+  // can then be reached without emulating 18 minutes).
+  const timer = chip.peripherals[TIMER_BASE];
+  const offset = config.timerStartUs * 1000;
+  const real = clock;
+  timer.clock = {
+    get nanos() { return real.nanos + offset; },
+    createAlarm: (cb) => real.createAlarm(cb),
+  };
+}
+
+function attachI2C() {
+  for (const bus of chip.i2c) {
+    const bitNs = () => {
+      const speed = (bus.control >> 1) & 3;
+      const cycles = speed === 1 ? bus.ssClockHighPeriod + bus.ssClockLowPeriod
+        : bus.fsClockHighPeriod + bus.fsClockLowPeriod;
+      return Math.max(cycles, 1) * 1e9 / chip.clkSys;   // the I2C blocks run on clk_sys
+    };
+    const alarm = clock.createAlarm(() => { const f = bus._next; bus._next = null; if (f) f(); });
+    const later = (bits, f) => { bus._next = f; alarm.schedule(bits * bitNs()); };
+    bus.onStart = () => later(1, () => bus.completeStart());
+    bus.onConnect = (address, mode) => {
+      const ack = config.i2c.addresses.includes(address);
+      i2cTx = { start: now(), addr: address, read: mode === 1, bytes: [], ack };
+      later(9, () => bus.completeConnect(ack));
+    };
+    bus.onWriteByte = (value) => {
+      let ack = true;
+      if (config.i2c.nackAfter === 0) { ack = false; config.i2c.nackAfter = -1; }
+      else if (config.i2c.nackAfter > 0) config.i2c.nackAfter--;
+      if (i2cTx) { i2cTx.bytes.push(value); if (!ack) i2cTx.ack = false; }
+      later(9, () => bus.completeWrite(ack));
+    };
+    bus.onReadByte = () => later(9, () => bus.completeRead(0x00));
+    bus.onStop = () => later(1, () => {
+      if (i2cTx) {
+        const hex = Buffer.from(i2cTx.bytes).toString('hex');
+        out.i2c.push([i2cTx.start, now(), i2cTx.addr, hex, i2cTx.ack]);
+        i2cTx = null;
+      }
+      bus.completeStop();
+    });
+  }
+}
+
+function attachPWM() {
+  const pwm = chip.peripherals[PWM_BASE];
+  const write = pwm.writeUint32.bind(pwm);
+  pwm.writeUint32 = (offset, value) => {
+    write(offset, value);
+    out.pwm.push([now(), offset, value >>> 0]);
+  };
+}
+
+function attachUSB() {
+  cdc = new USBCDC(chip.usbCtrl);
+  cdc.onSerialData = (buffer) => { out.serial.push(latin1(buffer)); };
+  // As shipped, an OUT request with nothing to send is answered at once with an empty
+  // packet, so an idle REPL polls every 10 µs; answer only when there is data.
+  chip.usbCtrl.onEndpointRead = (endpoint, size) => {
+    if (endpoint !== cdc.outEndpoint) return;
+    if (serialQueue.length) sendSerial(size);
+    else pendingRead = size;
+  };
+}
+
+function sendSerial(size) {
+  const n = Math.min(size, serialQueue.length);
+  const chunk = new Uint8Array(serialQueue.splice(0, n));
+  chip.usbCtrl.endpointReadDone(cdc.outEndpoint, chunk);
+}
+
+function scheduleEdges() {
+  if (!edgeAlarm) edgeAlarm = clock.createAlarm(applyEdges);
+  edgeAlarm.cancel();
+  if (edges.length) edgeAlarm.schedule(Math.max(0, edges[0][0] - now()));
+}
+
+function applyEdges() {
+  const t = now();
+  while (edges.length && edges[0][0] <= t) {
+    const [, pin, level] = edges.shift();
+    setPin(pin, level);
+  }
+  scheduleEdges();
+}
+
+function setPin(pin, level) {
+  pinLevels.set(pin, level);
+  chip.gpio[pin].setInputValue(!!level);
+}
+
+function boot(args) {
+  if (chip) baseNs = now();
+  bootrom = bootrom || patchBootrom(new Uint8Array(readFileSync(args.bootrom)));
+  const flash = chip ? chip.flash.slice() : null;
+  chip = new RP2040();
+  clock = chip.clock;
+  chip.logger = new ConsoleLogger(LogLevel.Error, true);
+  chip.loadBootrom(new Uint32Array(bootrom.buffer, bootrom.byteOffset, bootrom.byteLength / 4));
+  if (args.flash) {
+    const image = readFileSync(args.flash);
+    if (image.length > chip.flash.length) throw new Error('flash image larger than 16 MB');
+    chip.flash.set(image);
+  } else if (flash) {
+    chip.flash.set(flash);
+  }
+  chip.onBreak = onBreak;
+  for (const pio of chip.pio) pio.run = () => { };   // stepped from guest time, below
+  chip.peripherals[WATCHDOG_BASE].onWatchdogTrigger = () => { rebootWhy = 'watchdog'; };
+  attachTimerOffset();
+  attachI2C();
+  if (config.pwm) attachPWM();
+  attachUSB();
+  serialQueue = [];
+  pendingRead = 0;
+  i2cTx = null;
+  edgeAlarm = null;
+  for (const [pin, level] of pinLevels) chip.gpio[pin].setInputValue(!!level);
+  scheduleEdges();
+  chip.core.PC = FLASH_BASE;
+}
+
+// ---- running ----------------------------------------------------------------------
+
+function anyPIO() {
+  for (const pio of chip.pio) for (const sm of pio.machines) if (sm.enabled) return true;
+  return false;
+}
+
+function stepPIO(cycles) {
+  for (const pio of chip.pio) {
+    for (let i = 0; i < cycles; i++) pio.step();
+  }
+}
+
+function run(args) {
+  const target = args.until;
+  const wallEnd = Date.now() + (args.wall_ms || 60000);
+  const stopOnSerial = !!args.stop_on_serial;
+  let core = chip.core;
+  const cycleNs = 1e9 / chip.clkSys;
+  let n = 0;
+  let reason = 'time';
+  let pio = anyPIO();
+  stopNow = false;
+  while (now() < target) {
+    if (core.waiting) {
+      const limit = target - baseNs;
+      const next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, limit) : limit;
+      if (pio) {
+        // A state machine runs while the core sleeps: step it cycle by cycle and wake
+        // as soon as it raises an interrupt or a DMA request wakes the core.
+        while (core.waiting && clock.nanos < next) {
+          stepPIO(1);
+          clock.tick(cycleNs);
+        }
+      } else {
+        clock.tick(Math.max(next - clock.nanos, 0));
+      }
+    } else {
+      const cycles = core.executeInstruction();
+      if (pio) stepPIO(cycles);
+      clock.tick(cycles * cycleNs);
+    }
+    if (stallNs) {
+      const s = stallNs;
+      stallNs = 0;
+      if (pio) {
+        const cycles = Math.round(s / cycleNs);
+        for (let i = 0; i < cycles; i++) { stepPIO(1); clock.tick(cycleNs); }
+      } else {
+        clock.tick(s);
+      }
+    }
+    if (rebootWhy) {
+      const why = rebootWhy;
+      rebootWhy = null;
+      out.resets.push([now(), why]);
+      boot({});
+      core = chip.core;
+      pio = false;
+      reason = 'reset';
+      if (args.stop_on_reset) break;
+      continue;
+    }
+    if ((++n & 0x3ff) === 0) {
+      pio = anyPIO();
+      if ((n & 0xffff) === 0 && Date.now() > wallEnd) { reason = 'wall'; break; }
+    }
+    if (stopOnSerial && out.serial.length) { reason = 'serial'; break; }
+    if (stopNow) { reason = 'stop'; break; }
+  }
+  return { reason };
+}
+
+// ---- commands ---------------------------------------------------------------------
+
+const commands = {
+  configure(args) {
+    if (args.i2c_addresses) config.i2c.addresses = args.i2c_addresses;
+    if (args.i2c_nack_after !== undefined) config.i2c.nackAfter = args.i2c_nack_after;
+    if (args.timer_start_us !== undefined) config.timerStartUs = args.timer_start_us;
+    return {};
+  },
+  boot(args) {
+    bootrom = null;
+    chip = null;
+    baseNs = 0;
+    edges = [];
+    for (const [pin, level] of args.pins || []) pinLevels.set(pin, level);
+    boot(args);
+    return {};
+  },
+  reset(args) {
+    out.resets.push([now(), args.why || 'power']);
+    boot({});
+    return {};
+  },
+  run(args) { return run(args); },
+  pins(args) {
+    for (const [pin, level] of args.set || []) setPin(pin, level);
+    if (args.edges && args.edges.length) {
+      for (const e of args.edges) edges.push(e);
+      edges.sort((a, b) => a[0] - b[0]);
+      scheduleEdges();
+    }
+    return { pending: edges.length };
+  },
+  serial(args) {
+    for (let i = 0; i < args.data.length; i++) serialQueue.push(args.data.charCodeAt(i) & 0xff);
+    if (pendingRead && serialQueue.length) {
+      const size = pendingRead;
+      pendingRead = 0;
+      sendSerial(size);
+    }
+    return { queued: serialQueue.length };
+  },
+  read_flash(args) {
+    writeFileSync(args.path, chip.flash.subarray(args.offset, args.offset + args.size));
+    return {};
+  },
+  read_mem(args) {
+    const bytes = [];
+    for (let i = 0; i < args.size; i++) bytes.push(chip.readUint8(args.addr + i));
+    return { hex: Buffer.from(bytes).toString('hex') };
+  },
+  gpio() {
+    const pins = chip.gpio.map((p) => [p.outputEnable ? 1 : 0, p.outputValue ? 1 : 0, p.inputValue ? 1 : 0,
+      p.functionSelect, p.pullupEnabled ? 1 : 0]);
+    return { pins };
+  },
+  quit() { setImmediate(() => process.exit(0)); return {}; },
+};
+
+function reply(obj) {
+  if (chip) {
+    obj.t = now();
+    if (out.serial.length) obj.serial = out.serial.join('');
+    if (out.i2c.length) obj.i2c = out.i2c;
+    if (out.pwm.length) obj.pwm = out.pwm;
+    if (out.resets.length) obj.resets = out.resets;
+  }
+  out.serial = []; out.i2c = []; out.pwm = []; out.resets = [];
+  process.stdout.write(JSON.stringify(obj) + '\n');
+}
+
+const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+rl.on('line', (line) => {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch (e) {
+    reply({ id: null, error: 'bad request: ' + line.slice(0, 80) });
+    return;
+  }
+  const f = commands[msg.cmd];
+  if (!f) { reply({ id: msg.id, error: 'unknown command ' + msg.cmd }); return; }
+  if (!chip && !['boot', 'configure', 'quit'].includes(msg.cmd)) {
+    reply({ id: msg.id, error: 'not booted' });
+    return;
+  }
+  try {
+    reply(Object.assign({ id: msg.id, ok: true }, f(msg)));
+  } catch (e) {
+    const where = chip ? ' (pc 0x' + (chip.core.PC >>> 0).toString(16) + ')' : '';
+    reply({ id: msg.id, error: String(e && e.message || e).split('\n')[0] + where });
+  }
+});
+rl.on('close', () => process.exit(0));
