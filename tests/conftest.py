@@ -20,3 +20,32 @@ def pytest_addoption(parser):
 @pytest.fixture
 def regen_golden(request):
     return request.config.getoption("--regen-golden")
+
+
+# ---- the emulated Pico ------------------------------------------------------------------
+# Its tests need Node.js with rp2040js (`make pico-setup`) and the MicroPython image in
+# ../shared/rp2/ (as CI has). Without them they skip, saying what is missing.
+
+@pytest.fixture(scope="session")
+def pico_firmware():
+    from desktop_emulator.pico.image import find_firmware, ImageError
+    from desktop_emulator.pico.device import node_command, DeviceError
+    try:
+        fw = find_firmware()
+        node_command()
+    except (ImageError, DeviceError) as e:
+        pytest.skip("emulated Pico unavailable: %s" % e)
+    return fw
+
+
+@pytest.fixture(scope="session")
+def pico_files(pico_firmware, tmp_path_factory):
+    """The device build (what `make deploy` copies), compiled once: {board path: Path}."""
+    from desktop_emulator import devicefiles
+    return devicefiles.build(tmp_path_factory.mktemp("device"), driver=pico_firmware.ssd1306)
+
+
+@pytest.fixture(scope="session")
+def pico_files_no_main(pico_files):
+    """The same files without /main.py: the board boots to the REPL."""
+    return {k: v for k, v in pico_files.items() if k != "main.py"}

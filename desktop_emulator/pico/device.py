@@ -100,6 +100,7 @@ class Pico:
         self.keep_i2c = False
         self.pwm = []                 # (t_ns, offset, value) writes to the PWM block
         self.resets = []              # (t_ns, why)
+        self.flash_ops = []           # (t_ns, "erase"|"program", offset, bytes)
         self.on_i2c = None            # callback(t_start, t_end, addr, data, acked)
         self.levels = {}
 
@@ -166,6 +167,7 @@ class Pico:
                 self.on_i2c(t0, t1, addr, data, acked)
         if "pwm" in reply:
             self.pwm.extend(tuple(x) for x in reply["pwm"])
+        self.flash_ops.extend(tuple(x) for x in reply.get("flash", ()))
         for t, why in reply.get("resets", ()):
             self.resets.append((t, why))
             self.boot_ns = t
@@ -212,7 +214,7 @@ class Pico:
             rom = self.workdir / "bootrom.bin"
             rom.write_bytes(img.read_bootrom(self.firmware))
         for gpio in self.buttons:
-            self.levels[gpio] = 1
+            self.levels.setdefault(gpio, 1)        # released, unless a test holds it
         self.request("configure", i2c_addresses=self.i2c_addresses,
                      timer_start_us=self.timer_start_us)
         self.request("boot", flash=str(flash), bootrom=str(rom),
@@ -226,13 +228,16 @@ class Pico:
         self.request("reset", why=why)
 
     # ---- time ---------------------------------------------------------------------------
-    def run_to(self, t_ns, wall_s=120.0, stop_on_serial=False, stop_on_reset=False):
-        """Run until guest time t_ns (or the first serial output / reset when asked).
-        Raises DeviceTimeout if wall_s of real time pass first."""
+    def run_to(self, t_ns, wall_s=120.0, stop_on_serial=False, stop_on_reset=False,
+               stop_after_flash_ops=0):
+        """Run until guest time t_ns, or earlier: at the first serial output, at a
+        reset, or right after the n-th flash erase/program, when asked (-> "serial",
+        "reset", "stop"). Raises DeviceTimeout if wall_s of real time pass first."""
         if t_ns <= self.t_ns:
             return "time"
         r = self.request("run", until=t_ns, wall_ms=int(wall_s * 1000), wall_s=wall_s,
-                         stop_on_serial=stop_on_serial, stop_on_reset=stop_on_reset)
+                         stop_on_serial=stop_on_serial, stop_on_reset=stop_on_reset,
+                         stop_after_flash_ops=stop_after_flash_ops)
         if r["reason"] == "wall":
             raise DeviceTimeout("the emulated Pico reached only %.3f s of guest time "
                                 "within %.0f s of wall time" % (self.t_ns / S, wall_s))

@@ -29,6 +29,7 @@ from firmware.boards import pico as board
 
 DEVICE_FRAME_US = 33333
 WINDOW_FRAME_US = 16667
+KEY_HOLD_US = 30000          # the shortest press a key makes on the board's pins
 HOLD_US = 50000              # how long a replayed press keeps the contact closed
 MIN_GAP_US = 12000           # > the firmware's 10 ms debounce lock-out
 REPLAY_TAIL_US = 1000000    # a replay runs this long past its last recorded frame (a save, a slow frame)
@@ -127,6 +128,8 @@ class PicoMachine:
         self._tone = PwmTone(sound)
         self._seen_title = False
         self._window_ns = 0
+        self._down_ns = {}
+        self.on_status = None        # callback(t_ns, status line) for tools and tests
 
     #: No pause button on the board (a player holds A and B); Esc freezes the emulator.
     has_pause_button = False
@@ -217,6 +220,8 @@ class PicoMachine:
             if line.startswith("screen=title"):
                 self._seen_title = True
             self.app.status(line)
+            if self.on_status is not None:
+                self.on_status(self.pico.t_ns, line)
         self._check_crash()
         if self.pico.oled.data_writes != self._shown:
             self._shown = self.pico.oled.data_writes
@@ -257,17 +262,23 @@ class PicoMachine:
 
     def step_window(self, now):
         """A window frame: presses since the last frame become pin edges now, then the
-        chip runs one window frame of guest time (its own pace, not the wall clock's)."""
+        chip runs one window frame of guest time (its own pace, not the wall clock's).
+        A key let go within KEY_HOLD_US of its press keeps the contact closed that long,
+        as a finger would (a shorter pulse is a glitch to the debounce)."""
         kb = self.keyboard
         if kb is not None and self.replay_in is None:
-            evs = kb.drain()
-            t = self.pico.t_ns + 1000
+            t = self.pico.t_ns + US
             edges = []
-            for _stamp, player, button, down in evs:
+            for _stamp, player, button, down in kb.drain():
                 g = self.gpio.get((player, button))
-                if g is not None:
-                    edges.append((t, g, 0 if down else 1))
-                    t += 1000
+                if g is None:
+                    continue
+                if down:
+                    self._down_ns[g] = t
+                    edges.append((t, g, 0))
+                else:
+                    edges.append((max(t, self._down_ns.get(g, 0) + KEY_HOLD_US * US), g, 1))
+                t += US
             self.pico.schedule(edges)
         # A window frame of guest time, unless the window's clock already ran it.
         due = self._window_ns + WINDOW_FRAME_US * US

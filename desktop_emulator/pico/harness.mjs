@@ -12,7 +12,7 @@
 // Every reply carries "t" (guest ns since the first boot) and the events since the
 // previous reply: "serial" (latin-1 text from the USB serial port), "i2c" (finished
 // transactions [t_start, t_end, addr, hex, acked]), "pwm" ([t, offset, value] writes to
-// the PWM block), "resets" ([t, why]).
+// the PWM block), "resets" ([t, why]), "flash" ([t, "erase"|"program", offset, bytes]).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -45,7 +45,8 @@ let pinLevels = new Map();        // pin -> level the host drives now
 let stallNs = 0;
 let rebootWhy = null;
 let stopNow = false;
-const out = { serial: [], i2c: [], pwm: [], resets: [] };
+const out = { serial: [], i2c: [], pwm: [], resets: [], flash: [] };
+let flashStopAfter = 0;           // stop the run after this many more flash operations
 let serialQueue = [];             // bytes waiting for the device to ask for them
 let pendingRead = 0;              // size of an OUT request the device made while we had nothing
 let i2cTx = null;                 // the transaction on the bus
@@ -94,15 +95,18 @@ function onBreak(code) {
     } else {
       stallNs += Math.ceil(count / 4096) * ERASE_SECTOR_NS;
     }
+    out.flash.push([now(), 'erase', addr, count]);
   } else if (code === BKPT_PROGRAM) {
     const addr = r[0] >>> 0, src = r[1] >>> 0, count = r[2] >>> 0;
     for (let i = 0; i < count && addr + i < chip.flash.length; i++) {
       chip.flash[addr + i] &= chip.readUint8(src + i);   // NOR flash only clears bits
     }
     stallNs += Math.ceil(count / 256) * PROGRAM_PAGE_NS;
+    out.flash.push([now(), 'program', addr, count]);
   } else {
     throw new Error('breakpoint #' + code + ' at 0x' + (chip.core.PC >>> 0).toString(16));
   }
+  if (flashStopAfter > 0 && --flashStopAfter === 0) stopNow = true;
 }
 
 function attachTimerOffset() {
@@ -253,6 +257,7 @@ function run(args) {
   let reason = 'time';
   let pio = anyPIO();
   stopNow = false;
+  flashStopAfter = args.stop_after_flash_ops || 0;
   while (now() < target) {
     if (core.waiting) {
       const limit = target - baseNs;
@@ -369,8 +374,9 @@ function reply(obj) {
     if (out.i2c.length) obj.i2c = out.i2c;
     if (out.pwm.length) obj.pwm = out.pwm;
     if (out.resets.length) obj.resets = out.resets;
+    if (out.flash.length) obj.flash = out.flash;
   }
-  out.serial = []; out.i2c = []; out.pwm = []; out.resets = [];
+  out.serial = []; out.i2c = []; out.pwm = []; out.resets = []; out.flash = [];
   process.stdout.write(JSON.stringify(obj) + '\n');
 }
 

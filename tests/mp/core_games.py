@@ -1,5 +1,6 @@
 # Runs unchanged under CPython and MicroPython: seeded games printed line by line.
 # usage: core_games.py SEED [SEED ...]   (each game also uses manual_flip/points by seed)
+# On a board (no sys.argv): import core_games; core_games.main([SEED, ...])
 import sys
 
 from shared_rules.game import Rules
@@ -14,4 +15,5 @@ def main(seeds):
             seed, g.round, g.winner, g.scores[0], g.scores[1], g.rng.state))
 
 
-main([int(a) for a in sys.argv[1:]])
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]])

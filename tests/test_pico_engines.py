@@ -1,0 +1,109 @@
+"""Both engines agree: the same recorded presses give the same ``--print-state`` line
+(the game's state and the picture) on the app engine (the firmware's app in CPython)
+and on the emulated Pico (the firmware in MicroPython on the RP2040, its buttons
+stamped by the real hard IRQ, its picture decoded from the real driver's I2C)."""
+import io
+
+import pytest
+
+from desktop_emulator import cli, session
+from desktop_emulator.clock import ticks_diff, TICKS_PERIOD
+
+
+def run_cli(*argv):
+    out = io.StringIO()
+    code = cli.main(list(argv), stdout=out)
+    lines = out.getvalue().strip().splitlines()
+    return code, lines
+
+
+def state_of(lines):
+    assert lines and lines[-1].startswith("state "), lines
+    return lines[-1]
+
+
+@pytest.fixture(autouse=True)
+def _needs_pico(pico_firmware):
+    return pico_firmware
+
+
+def test_a_round_played_on_the_pico_replays_identically_on_the_app_engine(tmp_path):
+    rec = tmp_path / "pico.txt"
+    code, pico = run_cli("--engine", "pico", "--headless", "--p0", "hard", "--p1", "easy",
+                         "--seed", "5", "--until", "round", "--record", str(rec),
+                         "--print-state")
+    assert code == 0, pico
+    assert pico[0].startswith("screen=summary phase=ready round=2")
+    text = rec.read_text()
+    assert "engine=pico" in text and text.count("\nbutton ") > 40
+    code, app = run_cli("--replay", str(rec), "--headless", "--until", "round", "--print-state")
+    assert code == 0
+    assert state_of(app) == state_of(pico)
+
+
+def test_a_round_recorded_on_the_app_engine_plays_the_same_on_the_pico(tmp_path):
+    rec = tmp_path / "app.txt"
+    code, app = run_cli("--headless", "--p0", "normal", "--p1", "hard", "--seed", "8",
+                        "--until", "round", "--record", str(rec), "--print-state")
+    assert code == 0
+    code, pico = run_cli("--engine", "pico", "--replay", str(rec), "--headless",
+                         "--until", "round", "--print-state")
+    assert code == 0, pico
+    assert state_of(pico) == state_of(app)
+
+
+def test_a_game_across_the_tick_wrap_agrees(tmp_path):
+    # The chip's µs timer starts 3.5 s before its 2**30 wrap: the round is played across
+    # it, stamped by the board's own ticks, and the app engine replays it exactly.
+    rec = tmp_path / "wrap.txt"
+    code, pico = run_cli("--engine", "pico", "--headless", "--p0", "hard", "--p1", "hard",
+                         "--seed", "2", "--until", "round", "--start-near-wrap",
+                         "--record", str(rec), "--print-state")
+    assert code == 0, pico
+    loaded = session.load_replay(str(rec))
+    assert loaded.start_t > TICKS_PERIOD - 4_000_000
+    times = [t for t, _evs in loaded.frames]
+    assert min(times) < 1_000_000_000 < max(times)          # stamps on both sides
+    assert all(ticks_diff(b, a) >= 0 for a, b in zip(times, times[1:]))
+    code, app = run_cli("--replay", str(rec), "--headless", "--until", "round",
+                        "--print-state")
+    assert code == 0
+    assert state_of(app) == state_of(pico)
+
+
+def test_pico_engine_errors_are_one_line(tmp_path, capsys):
+    code, _ = run_cli("--engine", "pico", "--firmware", str(tmp_path / "none.uf2"),
+                      "--headless", "--p0", "hard", "--p1", "hard")
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err
+    assert "micropython.org/download/RPI_PICO" in err
+    code, _ = run_cli("--engine", "pico", "--terminal", "--p0", "hard", "--p1", "hard")
+    assert code == 2
+    assert "not --terminal" in capsys.readouterr().err
+
+
+def test_the_window_plays_the_board_and_keys_press_its_buttons(tmp_path, monkeypatch):
+    import pygame
+    from desktop_emulator.clock import SimClock
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    seen = {}
+
+    def on_frame(win, n):
+        if n == 5:
+            seen["before"] = bytes(win.display.panel)
+            for t in (pygame.KEYDOWN, pygame.KEYUP):        # X: player 0's B
+                pygame.event.post(pygame.event.Event(t, key=pygame.K_x, mod=0, unicode="",
+                                                     scancode=0))
+        if n == 39:
+            seen["after"] = bytes(win.display.panel)
+            seen["settings"] = win.m.pico.files_on_flash().get("spit.json", b"")
+            seen["screen"] = win.m.app.screen_name()
+    try:
+        code = cli.main(["--engine", "pico", "--frames", "40"], clock=SimClock(),
+                        on_frame=on_frame, stdout=io.StringIO())
+    finally:
+        pygame.display.quit()
+    assert code == 0
+    assert seen["screen"] == "title"
+    assert seen["before"] != seen["after"]                   # the menu item changed
+    assert b'"mode": 1' in seen["settings"]                  # the board saved it
