@@ -302,7 +302,7 @@ def test_fast_mode_prints_the_desktop_state_line(seed, p0, p1, rules):
 
 
 def test_a_live_game_recorded_in_the_page_replays_on_the_desktop(tmp_path):
-    w, b = web("?p0=human&p1=hard&seed=21")
+    w, b = web("?p0=human&p1=hard&seed=21&wrap=1")   # the clock wraps 2 s in
     t = 1000.0
     for k in range(160):              # about 10 s of play, pressing as a person would
         t += 16.0
@@ -316,6 +316,7 @@ def test_a_live_game_recorded_in_the_page_replays_on_the_desktop(tmp_path):
     w.key("Escape", True, False, t, t)
     t = step_frames(w, t, 3)
     assert w.app.screen_name() == "pause"
+    assert w.clock.ticks_us() < 2000000                 # past the 2**30 wrap
     text = w.replay_text()
     path = tmp_path / "web-game.txt"
     path.write_text(text)

@@ -250,6 +250,7 @@ async function boot() {
     stats: () => stats.summary(),
     state: () => finishedLine,
     stateNow: () => web.state_line(),
+    heap: () => web.heap_bytes(),
   };
   if (web.error !== null) return;
   wire(web);

@@ -305,8 +305,8 @@ class Web:
                        defaults=DESKTOP_DEFAULTS, hint=HINT)
         msg = getattr(storage, "message", None)
         if msg:
-            self.status("The saved data in this browser was unreadable (%s): starting "
-                        "clean, as the handheld does." % msg.lower())
+            self.status("This browser's saved data was unreadable (%s): starting clean, "
+                        "as the handheld does." % msg.lower().replace("saved data ", ""))
         if self.loaded is not None:
             L = self.loaded
             self.seats = ("human", "human")
@@ -441,6 +441,14 @@ class Web:
         reads them there after a REDRAW; MicroPython never moves an object)."""
         import uctypes
         return uctypes.addressof(self.display.panel)
+
+    def heap_bytes(self):
+        """The interpreter's heap in use (for `make bench-web`); -1 without gc."""
+        try:
+            import gc
+            return gc.mem_alloc()
+        except (ImportError, AttributeError):
+            return -1
 
     def panel_hex(self):
         """The OLED's bytes as hex (for the tests; the page reads memory directly)."""
