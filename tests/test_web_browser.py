@@ -287,6 +287,12 @@ def test_spit_html_plays_from_a_file_url(site, page):
     assert d["events"][0][1:] == [0, "A", 1]
 
 
+def test_the_site_page_opened_from_a_file_points_to_spit_html(site, page):
+    page.goto((site["dir"] / "index.html").as_uri())
+    msg = page.evaluate("document.getElementById('message').textContent")
+    assert "open spit.html" in msg and "make web-serve" in msg
+
+
 def test_a_cpu_game_animates_and_the_page_measures_itself(site, page):
     page.goto(site["url"] + "?p0=hard&p1=hard&seed=7&stats=1")
     page.wait_for("window.spit.stats().frames >= 45", timeout=30)

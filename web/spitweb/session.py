@@ -1,9 +1,10 @@
 # The firmware app on a web page: the page's query, the app wired to the web ports,
 # and what JavaScript calls. JavaScript owns the requestAnimationFrame loop and calls
 # `frame()` once per animation frame (the interpreter's garbage collector cannot see
-# WebAssembly locals, so memory is reclaimed only between calls from JavaScript: a
-# whole game inside one Python call would grow the heap by megabytes). Everything else
-# -- keys, pads, pause, the clock, the test mode, replays -- is decided here.
+# WebAssembly locals, so memory is reclaimed safely only between calls from JavaScript:
+# a whole game inside one Python call has been seen to grow the heap to megabytes).
+# Everything else -- keys, pads, pause, the clock, the test mode, replays -- is
+# decided here.
 #
 # Two ways to run, as the desktop emulator has (desktop_emulator/session.py):
 # - live: the app steps at each animation frame on the page's clock (WebClock);
