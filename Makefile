@@ -108,6 +108,8 @@ WEB_SOURCES = $(shell find firmware shared_rules web/spitweb -name '*.py' -not -
 .PHONY: web web-serve web-test bench-web chromium
 
 $(NPM_STAMP): web/package.json web/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "make: the browser build needs Node.js's npm" \
+	  "(Debian: apt-get install npm)" >&2; exit 1; }
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	rm -f web/node_modules/.installed-*
 	touch $@

@@ -267,11 +267,14 @@ def test_a_corrupt_save_starts_clean_and_says_so(site, page):
     assert d["note"] == "SAVED DATA CORRUPT"
     assert "starting clean" in page.evaluate("document.getElementById('status').textContent")
     assert not d["menu"][0].startswith("CONTINUE")
-    page.tap_key("KeyX")                                # B on the first item: saves settings
+    for _ in range(len(d["menu"]) - 1):
+        page.tap_key("KeyZ")
+    page.tap_key("KeyX")                                # START: the new game is saved
     page.wait_for("localStorage.getItem(%s).startsWith('SPIT1 ')" % json.dumps(STORE_KEY))
     page.reload()
     d = wait_debug(page, "d.screen === 'title' && d.menu.length > 0")
     assert d["note"] != "SAVED DATA CORRUPT" and d["status"] == ""
+    assert d["menu"][0] == "CONTINUE ROUND 1"
 
 
 # ---------------------------------------------------------------- the one-file build
