@@ -36,11 +36,14 @@ COLOUR_MARK = "/* skin colours: written by web/build.py */"
 
 MICROPYTHON_LICENSE = """\
 MicroPython (micropython.mjs, micropython.wasm: the npm package
-@micropython/micropython-webassembly-pyscript %s), under the MIT License:
+@micropython/micropython-webassembly-pyscript %s, which ships no licence file of its
+own), under MicroPython's MIT License. MicroPython's LICENSE file lists third-party
+code that some ports include under other terms; micropython.mjs is a loader generated
+by Emscripten (MIT / University of Illinois NCSA).
 
 The MIT License (MIT)
 
-Copyright (c) 2013-2025 Damien P. George and the MicroPython contributors
+Copyright (c) 2013-2025 Damien P. George
 
 Permission is hereby granted, free of charge, to any person obtaining a copy
 of this software and associated documentation files (the "Software"), to deal
@@ -186,8 +189,8 @@ def build(out):
     one = replace_once(one, '<script type="module" src="spit.js"></script><!-- inline: spit.js -->',
                        '<script type="module">\n%s\n</script>' % inline_safe("spit.js", js))
     notice = "<!-- Spit handheld, one-file build. Contains %s; %s -->\n" % (
-        "MicroPython %s (MIT License, Copyright (c) 2013-2025 Damien P. George and the "
-        "MicroPython contributors)" % version, "see LICENSES.txt of the site build")
+        "MicroPython %s (MIT License, Copyright (c) 2013-2025 Damien P. George)" % version,
+        "see LICENSES.txt of the site build")
     one = one.replace("<!doctype html>\n", "<!doctype html>\n" + notice, 1)
     if re.search(r'\s(?:src|href)="(?!#)', one):
         raise BuildError("spit.html still refers to another file")
