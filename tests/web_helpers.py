@@ -1,7 +1,9 @@
 """Shared by the browser build's tests: the web folder on sys.path, a fake page bridge,
 the desktop emulator's state line, and one build of the site per test run."""
+import atexit
 import importlib.util
 import io
+import shutil
 import sys
 import tempfile
 
@@ -27,6 +29,7 @@ def built_site():
     sources as they are now (so the tests never test a stale build)."""
     if "dir" not in _SITE:
         d = tempfile.mkdtemp(prefix="spit-web-test-")
+        atexit.register(shutil.rmtree, d, True)
         info = load_build_module().build(d)
         _SITE["dir"] = d
         _SITE["info"] = info
