@@ -16,6 +16,7 @@ from firmware.boards import pico as board
 from shared_rules.pad import SIX_BUTTON, TWO_BUTTON
 
 FRAME_US = 33333          # 30 frames a second (a typical frame sends <= 4 pages)
+CHECK_US = 1000000        # how often the loop checks that the input's interrupt is alive
 WDT_MS = 4000             # longest a frame, a flash save or the boot may take
 STORAGE_PATH = "/spit.json"
 PULLUP_SETTLE_MS = 20     # pull-ups (~50 kOhm) charging a pad's debounce capacitor
@@ -137,11 +138,29 @@ def run(start=None, log=True):
         raise
 
 
+def check_input(buttons, seen, log):
+    """Re-arm the input's interrupt if MicroPython switched it off, and report on the
+    console when that happened or the handler caught errors. seen: [errors, rearmed] as
+    last reported (updated). -> True if anything new was reported."""
+    buttons.check()
+    errors = buttons.errors
+    rearmed = buttons.rearmed
+    if errors == seen[0] and rearmed == seen[1]:
+        return False
+    seen[0] = errors
+    seen[1] = rearmed
+    if log:
+        print("spit: input %s errors=%d rearmed=%d" % (buttons.kind, errors, rearmed))
+    return True
+
+
 def loop(app, buttons, buzzer, wdt, log):
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
     ticks_add = time.ticks_add
     next_frame = ticks_us()
+    next_check = ticks_add(next_frame, CHECK_US)
+    seen = [0, 0]
     screen = -1
     phase = None
     rnd = -1
@@ -164,7 +183,11 @@ def loop(app, buttons, buzzer, wdt, log):
                         phase = g.phase
                         rnd = g.round
                     report(app, now)
-        buzzer.step(ticks_us())
+        now = ticks_us()
+        if ticks_diff(now, next_check) >= 0:
+            next_check = ticks_add(now, CHECK_US)
+            check_input(buttons, seen, log)
+        buzzer.step(now)
         wdt.feed()
         time.sleep_ms(1)
 

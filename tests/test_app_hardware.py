@@ -135,10 +135,38 @@ def test_main_picks_the_buttons_and_scheme_from_the_board():
         del pico.ACTIVE_BUTTONS
 
 
+def test_main_loop_check_rearms_the_input_irq_and_reports_it(capsys):
+    from firmware import main
+
+    class Input:
+        kind = "gpio"
+        errors = 0
+        rearmed = 0
+        checks = 0
+
+        def check(self):
+            self.checks += 1
+            if self.checks == 2:                 # the IRQ was found switched off
+                self.rearmed += 1
+                return 1
+            return 0
+
+    inp = Input()
+    seen = [0, 0]
+    assert main.check_input(inp, seen, True) is False
+    assert main.check_input(inp, seen, True) is True
+    assert capsys.readouterr().out == "spit: input gpio errors=0 rearmed=1\n"
+    inp.errors = 3                               # the handler caught exceptions
+    assert main.check_input(inp, seen, True) is True
+    assert "errors=3 rearmed=1" in capsys.readouterr().out
+    assert main.check_input(inp, seen, True) is False and seen == [3, 1]
+
+
 def test_importing_the_device_modules_touches_no_hardware():
     # `machine` does not exist on CPython: importing these must not need it.
     code = ("import firmware.main, firmware.selftest, firmware.hw.display, "
-            "firmware.hw.buzzer, firmware.hw.storage, firmware.app, firmware.view; print('ok')")
+            "firmware.hw.buzzer, firmware.hw.storage, firmware.hw.buttons, "
+            "firmware.app, firmware.view; print('ok')")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=str(ROOT), env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert p.stdout.strip() == "ok", p.stderr

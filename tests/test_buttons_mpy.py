@@ -184,3 +184,37 @@ def test_micropython_and_cpython_agree(mp_results, cp_results):
     for case, r in cp_results.items():
         if case != "heap_lock":
             assert mp_results[case] == r, case
+
+
+def test_first_edge_is_the_touch_even_when_the_read_sees_the_contact_open(res):
+    r = res["first_edge"]
+    assert r["held"] == [] and r["down_while_held"] is False  # not a press until seen closed
+    assert r["confirmed"] == [[100000, 0, "A", 1]]  # ... then stamped at the first edge
+    assert r["down"] is True
+    assert r["release"] == [[200000, 0, "A", 0]]
+    assert r["again"] == [[300000, 1, "B", 1]]  # a stray call for a held button adds nothing
+    assert r["presses"] == [1, 0, 0, 1]
+
+
+def test_a_spike_never_seen_closed_is_not_a_press(res):
+    r = res["spike"]
+    assert r["mid"] == [] and r["after"] == []
+    assert r["real"] == [[130000, 0, "B", 1]] and r["down"] is True
+    assert r["presses"] == [0, 1, 0, 0]
+    assert r["bounces"] == [0, 1, 0, 0]  # the spike, counted
+
+
+def test_an_exception_in_the_handler_is_counted_and_the_handler_stays(res):
+    r = res["handler_raises"]
+    assert r["escaped"] == 0
+    assert r["errors"] == 2
+    assert r["still_attached"] is True
+    assert r["events"] == [[50000, 1, "A", 1]]
+
+
+def test_check_rearms_a_switched_off_irq(res):
+    r = res["rearm"]
+    assert r["dead"] is True
+    assert r["first"] == 1 and r["second"] == 0 and r["rearmed"] == 1
+    assert r["trigger"] == 12 and r["hard"] is True
+    assert r["events"] == [[5000, 0, "A", 1]]

@@ -1,9 +1,20 @@
-# Button capture: hard-IRQ edge stamping into a preallocated ring buffer.
+# Button capture: when each button closed, to the microsecond, into a preallocated ring.
 #
-# RP2040 (Pico) and RP2350 (Pico 2), MicroPython >= 1.22. Also imports and runs on
-# CPython and the unix port with an injected fake `machine` (tests, tools/).
+# Two captures share one interface (the input port, DESIGN.md "ports"):
+#   ButtonCapture  hard GPIO interrupts stamp ticks_us() (any MicroPython board; this file)
+#   PioCapture     a PIO state machine samples every button each ~0.1 µs and a DMA ring
+#                  keeps the samples while interrupts are off (rp2 only; buttons_pio.py)
+# start_capture(buttons, debounce_us, machine) returns the best one the board allows.
 #
-# What the interrupt does (DESIGN.md "Timing and fairness", RULES.md R19, R21):
+# Both: events come out of drain(out) as (t_us, player, button, down): t_us = the
+# ticks_us() stamp (wraps at 2**30; compare with ticks_diff, e.g.
+# shared_rules.arbiter.ticks_diff), player 0/1, button = the name from the pin map
+# ("A", "B", ...), down = True for a press, False for a release. Equal stamps are a tie
+# (RULES.md R21) and their order in the list means nothing. `dropped` counts events the
+# ring (or the hardware behind it) could not keep; never silent. `errors` counts
+# exceptions the interrupt handler caught, `rearmed` interrupts check() switched back on.
+#
+# ---- ButtonCapture: what the interrupt does (DESIGN.md "Timing and fairness", R19, R21)
 #   1. stamp time.ticks_us() ONCE;
 #   2. read the SIO GPIO_IN register ONCE (machine.mem32[0xd0000004]) and mask it to
 #      the button bits, so every button is seen at that same instant;
@@ -11,28 +22,31 @@
 #      lock-out has expired, record (stamp, button, down) in the ring. Buttons that
 #      changed together get the SAME stamp: a tie for the arbiter, never "lower pin
 #      first".
-# The first edge is the touch; edges during the lock-out (debounce_us after an
+# The first edge is the touch. The read comes some 20 µs after the edge (MicroPython's
+# dispatch), by which time a bouncing contact may read open again; the rp2 port passes
+# the pin whose edge fired, so a released, unlocked button whose pin fired is pressed at
+# this stamp whatever the level reads. Such a press is held back until a read (a later
+# interrupt's, or poll()'s) sees the contact closed within the lock-out, and then
+# published with the first edge's stamp; one never seen closed was a noise spike and is
+# dropped (counted in `bounces`). Edges during the lock-out (debounce_us after an
 # accepted edge) are counted in `bounces` and ignored. A level that still differs from
 # the debounced state when the lock-out ends (a real release or press swallowed by the
 # lock-out) is emitted by the next interrupt or by poll(), stamped at that moment.
+# Events come out in stamp order, except that a held-back press may follow an event
+# stamped after it (the app and the arbiter order by stamp anyway).
 #
 # The handler allocates nothing (it runs with the heap locked): no tuples, lists,
 # floats, f-strings or bound-method creation; only small-int arithmetic, array and
-# bytearray item stores, and stores to attributes created in __init__.
-#
-# Main-loop side, every frame:
-#     events = buttons.drain()            # polls first, then empties the ring
-#     for t_us, player, button, down in events: ...
-# Events are (t_us, player, button, down): t_us = the ticks_us() stamp (wraps at
-# 2**30; compare with ticks_diff, e.g. shared_rules.arbiter.ticks_diff), player 0/1,
-# button = the name from the pin map ("A", "B", ...), down = True for a press, False
-# for a release. Events come out in stamp order; equal stamps are a tie and their
-# order in the list means nothing.
+# bytearray item stores, and stores to attributes created in __init__. Its body is
+# guarded: MicroPython switches off for good an IRQ whose handler raised, which would
+# leave that button to once-a-frame polling; an exception is counted in `errors`
+# instead. check() (the main loop calls it now and then) re-arms an IRQ that was
+# switched off anyway and counts it in `rearmed`.
 #
 # mem32 returns a heap-allocated int for words >= 2**30, which the handler cannot
 # afford. RP2040's GPIO_IN has only bits 0-29, so its reads are always small ints. On
-# an RP2350B (48 GPIOs) keep GPIO30/31 low or the handler will raise MemoryError and
-# MicroPython will disable it; the Pico 2 (RP2350A) does not bond out GPIO30/31.
+# an RP2350B (48 GPIOs) keep GPIO30/31 low or the handler will raise MemoryError (now
+# counted in `errors`); the Pico 2 (RP2350A) does not bond out GPIO30/31.
 
 from array import array
 
@@ -89,12 +103,10 @@ _MAX_GPIO = const(29)
 _RETIRE_US = const(1 << 28)
 
 
-class ButtonCapture:
-    def __init__(self, pins, debounce_us=10_000, size=64, read_gpio=None, ticks_us=None):
-        """pins: the board's BUTTONS tuple of (gpio, player, button_name).
-        size: events the ring holds before it drops (and counts) new ones.
-        read_gpio: optional callable returning the raw GPIO input word (instead of
-        machine.mem32); ticks_us: optional clock (instead of time.ticks_us)."""
+class Capture:
+    """What both captures share: the pin map, the event ring and its drain, counters."""
+
+    def __init__(self, pins, debounce_us, size):
         n = len(pins)
         if n < 1 or n > _MAX_GPIO + 1:
             raise ValueError("1..30 buttons")
@@ -102,46 +114,114 @@ class ButtonCapture:
             raise ValueError("size must be >= 1")
         if debounce_us < 0 or debounce_us >= _RETIRE_US:
             raise ValueError("debounce_us out of range")
-        bits = []
-        mask = 0
+        seen = 0
         for gpio, _player, _name in pins:
             if gpio < 0 or gpio > _MAX_GPIO:
                 raise ValueError("gpio out of range: %d" % gpio)
-            b = 1 << gpio
-            if mask & b:
+            if seen & (1 << gpio):
                 raise ValueError("gpio used twice: %d" % gpio)
-            mask |= b
-            bits.append(b)
+            seen |= 1 << gpio
         self.n = n
         self.players = tuple(p[1] for p in pins)
         self.names = tuple(p[2] for p in pins)
         self.gpios = tuple(p[0] for p in pins)
+        self._db = debounce_us
+        # Ring: `size` events; one spare slot tells full from empty. The interrupt side
+        # is the only writer of the slots and of _head; the main loop the only writer of
+        # _tail.
+        self._slots = size + 1
+        self._ev_t = array("i", [0] * self._slots)  # stamps (< 2**30, fit in 'i')
+        self._ev_c = bytearray(self._slots)  # (button index << 1) | down
+        self._head = 0
+        self._tail = 0
+        self._last = array("i", [0] * n)  # stamp of each button's last accepted edge
+        self._lock = bytearray(n)  # 1 while that button's lock-out may be running
+        # Counters, for the self-test screen and the app.
+        self.dropped = 0
+        self.errors = 0
+        self.rearmed = 0
+        self.presses = array("i", [0] * n)
+        self.bounces = array("i", [0] * n)
+        self.kind = "?"
+        self.why = ""        # why start_capture did not give the PIO capture, if it did not
+
+    def drain(self, out=None, poll=True):
+        """Append every captured event, oldest first, to `out` (a new list if None) as
+        (t_us, player, button, down) and return it. Polls first unless poll=False."""
+        if out is None:
+            out = []
+        if poll:
+            self.poll()
+        h = self._head  # one read: events published after it wait for the next drain
+        t = self._tail
+        slots = self._slots
+        while t != h:
+            c = self._ev_c[t]
+            i = c >> 1
+            out.append((self._ev_t[t], self.players[i], self.names[i], bool(c & 1)))
+            t += 1
+            if t == slots:
+                t = 0
+        self._tail = t  # frees the slots for the interrupt side
+        return out
+
+    def pending(self):
+        """Events waiting in the ring."""
+        d = self._head - self._tail
+        return d + self._slots if d < 0 else d
+
+    def _publish(self, t, i, down):
+        # Interrupt side (or poll() with interrupts off): no allocation.
+        if down:
+            self.presses[i] += 1
+        h = self._head
+        nh = h + 1
+        if nh == self._slots:
+            nh = 0
+        if nh == self._tail:
+            self.dropped += 1  # full: lose the new event, keep the unread ones
+        else:
+            self._ev_t[h] = t
+            self._ev_c[h] = (i << 1) | down
+            self._head = nh  # publish only after the slot is written
+
+    def poll(self, now=None):
+        pass
+
+    def check(self):
+        """Re-arm an interrupt MicroPython switched off; -> how many were (also added to
+        `rearmed`)."""
+        return 0
+
+
+class ButtonCapture(Capture):
+    def __init__(self, pins, debounce_us=10_000, size=64, read_gpio=None, ticks_us=None):
+        """pins: the board's BUTTONS tuple of (gpio, player, button_name).
+        size: events the ring holds before it drops (and counts) new ones.
+        read_gpio: optional callable returning the raw GPIO input word (instead of
+        machine.mem32); ticks_us: optional clock (instead of time.ticks_us)."""
+        Capture.__init__(self, pins, debounce_us, size)
+        bits = []
+        mask = 0
+        for gpio in self.gpios:
+            mask |= 1 << gpio
+            bits.append(1 << gpio)
+        self.kind = "gpio"
         self._bits = tuple(bits)
         self._mask = mask
-        self._db = debounce_us
         self._ticks = ticks_us if ticks_us is not None else _ticks_us
         self._tdiff = _ticks_diff
         self._read = read_gpio
         self._mem = None  # machine.mem32, set by start()
         self._machine = None
         self._pins = ()
-        # Ring: `size` events; one spare slot tells full from empty. The IRQ is the only
-        # writer of the slots and of _head; the main loop the only writer of _tail.
-        self._slots = size + 1
-        self._ev_t = array("i", [0] * self._slots)  # stamps (< 2**30, fit in 'i')
-        self._ev_c = bytearray(self._slots)  # (button index << 1) | down
-        self._head = 0
-        self._tail = 0
+        self._pin_bit = {}  # Pin object -> its button's bit (which pin's edge fired)
+        self._trigger = 0
         # Debounce state: all buttons released (pull-ups read 1). A button already held
         # when capture starts is reported as one press by the first poll().
         self._state = mask
         self._raw = mask
-        self._last = array("i", [0] * n)  # stamp of each button's last accepted edge
-        self._lock = bytearray(n)  # 1 while that button's lock-out may be running
-        # Counters, for the self-test screen.
-        self.dropped = 0
-        self.presses = array("i", [0] * n)
-        self.bounces = array("i", [0] * n)
+        self._held = 0  # presses stamped at their first edge, not yet seen closed
         # The one handler object given to every pin's irq(), created once here.
         self._isr = self._irq
 
@@ -161,13 +241,16 @@ class ButtonCapture:
         except (ImportError, AttributeError):
             pass
         Pin = m.Pin
-        trigger = Pin.IRQ_FALLING | Pin.IRQ_RISING
+        self._trigger = Pin.IRQ_FALLING | Pin.IRQ_RISING
         pins = []
         for gpio in self.gpios:
             pins.append(Pin(gpio, Pin.IN, Pin.PULL_UP))
         self._pins = tuple(pins)
+        self._pin_bit = {}
+        for i in range(self.n):
+            self._pin_bit[self._pins[i]] = self._bits[i]
         for p in self._pins:
-            p.irq(self._isr, trigger, hard=True)
+            p.irq(self._isr, self._trigger, hard=True)
         self.poll()
         return self
 
@@ -177,22 +260,37 @@ class ButtonCapture:
             p.irq(None)
         self._pins = ()
 
+    def check(self):
+        rearmed = 0
+        for p in self._pins:
+            if p.irq().trigger() == 0:  # MicroPython switched it off (a handler raised)
+                p.irq(self._isr, self._trigger, hard=True)
+                rearmed += 1
+        self.rearmed += rearmed
+        return rearmed
+
     # ---- interrupt side: no allocation below until drain() -----------------------------
     def _irq(self, pin):
-        t = self._ticks()  # first: this is the touch time of everything seen now
-        rd = self._read
-        if rd is None:
-            lv = self._mem[_GPIO_IN] & self._mask
-        else:
-            lv = rd() & self._mask
-        self._scan(t, lv)
+        try:
+            t = self._ticks()  # first: this is the touch time of everything seen now
+            rd = self._read
+            if rd is None:
+                lv = self._mem[_GPIO_IN] & self._mask
+            else:
+                lv = rd() & self._mask
+            self._scan(t, lv, self._pin_bit.get(pin, 0))
+        except Exception:  # counted, so the IRQ stays on (see the top of the file)
+            self.errors += 1
 
-    def _scan(self, t, lv):
-        # One snapshot `lv` taken at time `t`. Runs in the IRQ, or in poll() with IRQs
-        # disabled; never both at once.
+    def _scan(self, t, lv, edge=0):
+        # One snapshot `lv` taken at time `t`; `edge`: the bit of the pin whose interrupt
+        # this is (0 from poll()). Runs in the IRQ, or in poll() with IRQs disabled;
+        # never both at once.
         st = self._state
-        moved = lv ^ self._raw  # bits that changed since the previous read
+        prev = self._raw
+        moved = lv ^ prev  # bits that changed since the previous read
         self._raw = lv
+        held = self._held
         bits = self._bits
         last = self._last
         lock = self._lock
@@ -209,38 +307,44 @@ class ButtonCapture:
                 # stamp) is not: the lock-out holds.
                 if d >= db or d <= -_RETIRE_US:
                     lock[i] = 0
+                    if held & b:  # never seen closed: a noise spike, not a press
+                        held &= ~b
+                        st ^= b
+                        self.bounces[i] += 1
             if lock[i]:
                 if moved & b:
                     self.bounces[i] += 1
+                if held & b and not (lv & b):  # seen closed: publish the first edge's stamp
+                    held &= ~b
+                    self._publish(last[i], i, 1)
             elif (lv ^ st) & b:
                 down = 0 if lv & b else 1
                 st ^= b
                 last[i] = t
                 lock[i] = 1
-                if down:
-                    self.presses[i] += 1
-                h = self._head
-                nh = h + 1
-                if nh == self._slots:
-                    nh = 0
-                if nh == self._tail:
-                    self.dropped += 1  # full: lose the new event, keep the unread ones
-                else:
-                    self._ev_t[h] = t
-                    self._ev_c[h] = (i << 1) | down
-                    self._head = nh  # publish only after the slot is written
+                self._publish(t, i, down)
+            elif edge & b and st & b and prev & b:
+                # This pin fired while its button was released and unlocked, but the
+                # contact reads open again: a bounce after the first touch (or a spike).
+                # The touch is now; publish once a read sees the contact closed.
+                st ^= b
+                last[i] = t
+                lock[i] = 1
+                held |= b
             i += 1
         self._state = st
+        self._held = held
 
     # ---- main-loop side ----------------------------------------------------------------
     def poll(self, now=None):
         """Call every frame (drain() does). Re-reads the inputs; a button whose lock-out
         has ended and whose level differs from its debounced state (a change swallowed by
         the lock-out, or one whose interrupt is still pending) is emitted now, stamped
-        with ticks_us() taken just before the read (or with `now` when given). Also
-        retires lock-outs older than 2**28 us so they cannot outlive the 2**30 tick wrap.
-        IRQs are disabled only while such a change is actually applied (a short
-        loop), never on an ordinary frame, so polling cannot delay a stamp."""
+        with ticks_us() taken just before the read (or with `now` when given); a held-back
+        press is published once the contact reads closed. Also retires lock-outs older
+        than 2**28 us so they cannot outlive the 2**30 tick wrap. IRQs are disabled only
+        while such a change is actually applied (a short loop), never on an ordinary
+        frame, so polling cannot delay a stamp."""
         if self._machine is None and self._read is None:
             return  # not started
         t = self._ticks() if now is None else now
@@ -261,6 +365,7 @@ class ButtonCapture:
         # Read-only look at the IRQ's state (a stale view only makes poll do a scan it
         # did not need, or skip one the IRQ is doing anyway).
         diff = lv ^ self._state
+        held = self._held
         bits = self._bits
         last = self._last
         lock = self._lock
@@ -270,7 +375,9 @@ class ButtonCapture:
                 d = self._tdiff(t, last[i])
                 if d >= _RETIRE_US or d <= -_RETIRE_US:
                     return True
-                if d >= db and diff & bits[i]:
+                if d >= db and (diff | held) & bits[i]:
+                    return True
+                if held & bits[i] and not (lv & bits[i]):
                     return True
             elif diff & bits[i]:
                 return True
@@ -282,31 +389,29 @@ class ButtonCapture:
             return self._mem[_GPIO_IN] & self._mask
         return rd() & self._mask
 
-    def drain(self, out=None, poll=True):
-        """Append every captured event, oldest first, to `out` (a new list if None) as
-        (t_us, player, button, down) and return it. Polls first unless poll=False."""
-        if out is None:
-            out = []
-        if poll:
-            self.poll()
-        h = self._head  # one read: events published after it wait for the next drain
-        t = self._tail
-        slots = self._slots
-        while t != h:
-            c = self._ev_c[t]
-            i = c >> 1
-            out.append((self._ev_t[t], self.players[i], self.names[i], bool(c & 1)))
-            t += 1
-            if t == slots:
-                t = 0
-        self._tail = t  # frees the slots for the IRQ
-        return out
-
     def is_down(self, i):
-        """Debounced level of button i (index into the pin map): True while pressed."""
-        return not (self._state & self._bits[i])
+        """Debounced level of button i (index into the pin map): True while pressed (a
+        press held back until the contact is seen closed does not count yet)."""
+        b = self._bits[i]
+        return not ((self._state ^ self._held) & b)
 
-    def pending(self):
-        """Events waiting in the ring."""
-        d = self._head - self._tail
-        return d + self._slots if d < 0 else d
+
+def start_capture(buttons, debounce_us, machine, size=64):
+    """The best capture this board allows, started: the PIO capture on rp2 (RP2040,
+    RP2350), else, or when no state machine, DMA channel or interrupt can be had, the
+    GPIO-interrupt capture (its `why` says what was missing). Both have drain(out),
+    poll(), check(), dropped, errors, is_down(i), presses and bounces."""
+    why = ""
+    try:
+        from firmware.hw.buttons_pio import PioCapture, CaptureUnavailable
+    except ImportError:  # not deployed with this firmware
+        why = "no PIO capture module"
+        PioCapture = None
+    if PioCapture is not None:
+        try:
+            return PioCapture(buttons, debounce_us, size=size).start(machine)
+        except CaptureUnavailable as e:
+            why = str(e)
+    cap = ButtonCapture(buttons, debounce_us, size=size).start(machine)
+    cap.why = why
+    return cap

@@ -61,6 +61,22 @@ class Board:
 BOARD = Board()
 
 
+class FakeIrq:
+    """What Pin.irq() returns on rp2: trigger() reads the trigger, trigger(0) is what
+    MicroPython does to an IRQ whose handler raised."""
+
+    def __init__(self, pin):
+        self.pin = pin
+
+    def trigger(self, new=None):
+        old = self.pin.trigger
+        if new is not None:
+            self.pin.trigger = new
+            if new == 0:
+                BOARD.handlers[self.pin.gpio] = None
+        return old
+
+
 class FakePin:
     IN = 0
     OUT = 1
@@ -77,10 +93,15 @@ class FakePin:
         self.hard = None
         BOARD.pins[gpio] = self
 
-    def irq(self, handler=None, trigger=12, hard=False):
-        BOARD.handlers[self.gpio] = handler
-        self.trigger = trigger
-        self.hard = hard
+    def irq(self, *args, **kw):
+        # Pin.irq() with no arguments only returns the IRQ object (as on rp2); with
+        # any, it configures: irq(handler=None, trigger=12, hard=False).
+        if args or kw:
+            handler = args[0] if args else kw.get("handler")
+            self.trigger = args[1] if len(args) > 1 else kw.get("trigger", 12)
+            self.hard = kw.get("hard", False)
+            BOARD.handlers[self.gpio] = handler
+        return FakeIrq(self)
 
 
 class FakeMem:
@@ -429,6 +450,93 @@ def case_cpython_ticks():
     return {"n": len(out), "in_range": all(0 <= e[0] < PERIOD for e in out)}
 
 
+def case_first_edge():
+    # The IRQ for A0's pin reads the contact open again (it bounced): the press is held
+    # back, stamped at this first edge, and published when a read sees it closed.
+    bc = new_board()
+    b = BOARD
+    b.set_time(100_000)
+    b.fire(A0)  # the edge fired, the level reads released
+    held = ev(bc.drain(poll=False))
+    down_while_held = bc.is_down(0)
+    b.edge(100_040, A0, True)  # the contact recloses: this IRQ sees it closed
+    confirmed = ev(bc.drain(poll=False))
+    down = bc.is_down(0)
+    b.edge(200_000, A0, False)
+    release = ev(bc.drain())
+    # A pin that fires while its button is still held from before is not a new press.
+    b.edge(300_000, B1, True)
+    b.set_time(320_000)
+    b.fire(B1)  # a spurious call for the held button: nothing new
+    again = ev(bc.drain())
+    return {"held": held, "down_while_held": down_while_held, "confirmed": confirmed,
+            "down": down, "release": release, "again": again, "presses": list(bc.presses),
+            "bounces": list(bc.bounces)}
+
+
+def case_spike():
+    # A glitch the IRQ saw as an edge but never as a closed contact: no press.
+    bc = new_board()
+    b = BOARD
+    b.set_time(100_000)
+    b.fire(B0)
+    mid = ev(bc.drain())
+    bc.poll(105_000)  # within the lock-out: still undecided
+    b.set_time(120_000)  # the lock-out is over: it was noise
+    after = ev(bc.drain())
+    b.edge(130_000, B0, True)  # a real press afterwards is a press
+    real = ev(bc.drain())
+    return {"mid": mid, "after": after, "real": real, "down": bc.is_down(1),
+            "presses": list(bc.presses), "bounces": list(bc.bounces)}
+
+
+def _raising_clock():
+    raise ValueError("injected")
+
+
+def case_handler_raises():
+    # An exception inside the handler is counted and the handler stays registered (on
+    # MicroPython, with the heap locked as in a hard IRQ: the guard allocates nothing).
+    bc = new_board()
+    b = BOARD
+    real = bc._ticks
+    bc._ticks = _raising_clock
+    log = [0, 0]
+    if MICROPYTHON:
+        import micropython
+
+        micropython.heap_lock()
+    try:
+        try:
+            b.edge(1000, A1, True)
+            b.edge(20_000, A1, False)
+        except Exception:
+            log[0] += 1
+    finally:
+        if MICROPYTHON:
+            micropython.heap_unlock()
+    bc._ticks = real
+    b.edge(50_000, A1, True)
+    events = ev(bc.drain(poll=False))
+    return {"escaped": log[0], "errors": bc.errors, "events": events,
+            "still_attached": BOARD.handlers[A1] is bc._isr}
+
+
+def case_rearm():
+    # MicroPython switched one pin's IRQ off (as after an uncaught exception): check()
+    # re-arms it, counts it, and its presses are stamped by the IRQ again.
+    bc = new_board()
+    b = BOARD
+    b.pins[A0].irq().trigger(0)
+    dead = BOARD.handlers[A0] is None
+    first = bc.check()
+    second = bc.check()
+    b.edge(5000, A0, True)
+    events = ev(bc.drain(poll=False))
+    return {"dead": dead, "first": first, "second": second, "rearmed": bc.rearmed,
+            "trigger": b.pins[A0].trigger, "hard": b.pins[A0].hard, "events": events}
+
+
 CASES = {
     "start": case_start,
     "held_at_start": case_held_at_start,
@@ -442,6 +550,10 @@ CASES = {
     "stale_now": case_stale_now,
     "heap_lock": case_heap_lock,
     "default_clock": case_cpython_ticks,
+    "first_edge": case_first_edge,
+    "spike": case_spike,
+    "handler_raises": case_handler_raises,
+    "rearm": case_rearm,
 }
 
 
