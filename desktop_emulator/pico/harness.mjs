@@ -3,7 +3,8 @@
 //
 // This side is deliberately thin. It owns only what must run per instruction or per
 // bus event: the CPU loop, scheduled pin edges, I2C bus time, the flash operations the
-// emulator lacks, the USB serial link and the watchdog reset. Everything that decides
+// emulator lacks, the USB serial link, the watchdog reset, the PIO state machines' clock
+// (and the FIFO joining rp2040js lacks) and wires between pins (jumpers). Everything that decides
 // anything (UF2 parsing, the filesystem, the SSD1306 picture, the raw REPL, tests) is
 // Python's.
 //
@@ -38,7 +39,7 @@ let clock = null;
 let cdc = null;
 let baseNs = 0;                   // guest ns before the current boot
 let bootrom = null;               // patched boot ROM, kept for reboots
-let config = { i2c: { addresses: [0x3c], nackAfter: -1 }, timerStartUs: 0, pwm: true };
+let config = { i2c: { addresses: [0x3c], nackAfter: -1 }, timerStartUs: 0, pwm: true, jumpers: [] };
 let edges = [];                   // [ns, pin, level] sorted by ns, not yet applied
 let edgeAlarm = null;
 let pinLevels = new Map();        // pin -> level the host drives now
@@ -50,6 +51,9 @@ let flashStopAfter = 0;           // stop the run after this many more flash ope
 let serialQueue = [];             // bytes waiting for the device to ask for them
 let pendingRead = 0;              // size of an OUT request the device made while we had nothing
 let i2cTx = null;                 // the transaction on the bus
+let machines = [];                // the enabled PIO state machines, stepped every cycle
+let gpioWord = 0;                 // the GPIO input word, cached (rp2040js rebuilds it per read)
+let gpioDirty = true;
 
 const now = () => baseNs + clock.nanos;
 
@@ -200,7 +204,155 @@ function applyEdges() {
 
 function setPin(pin, level) {
   pinLevels.set(pin, level);
-  chip.gpio[pin].setInputValue(!!level);
+  chip.gpio[pin].setInputValue(!!level && !jumperLow(pin));
+}
+
+// ---- jumpers: a wire from an output pin to an input pin ------------------------------
+// The input reads low while the host holds it low (a pressed button) or the wire's source
+// drives it low (wired-AND, as a jumper onto a pulled-up button pin behaves).
+
+function jumperLow(pin) {
+  for (const [from, to] of config.jumpers) {
+    if (to === pin) {
+      const g = chip.gpio[from];
+      if (g.outputEnable && !g.outputValue) return true;
+    }
+  }
+  return false;
+}
+
+function attachJumpers() {
+  for (const [from, to] of config.jumpers) {
+    chip.gpio[from].addListener(() => {
+      const level = pinLevels.has(to) ? pinLevels.get(to) : 1;
+      const want = !!level && !jumperLow(to);
+      if (chip.gpio[to].rawInputValue !== want) chip.gpio[to].setInputValue(want);
+    });
+  }
+}
+
+// ---- GPIO input word --------------------------------------------------------------------
+// rp2040js computes GPIO_IN from 30 pin objects on every read; the PIO reads it every few
+// cycles. The same value, cached until a pin's input, pad or function changes.
+
+function attachGpioCache() {
+  gpioDirty = true;
+  for (const pin of chip.gpio) {
+    const set = pin.setInputValue.bind(pin);
+    pin.setInputValue = (value) => { gpioDirty = true; set(value); };
+  }
+  const io = chip.peripherals[0x40014];          // IO_BANK0: input overrides
+  const ioWrite = io.writeUint32.bind(io);
+  io.writeUint32 = (offset, value) => { gpioDirty = true; ioWrite(offset, value); };
+  Object.defineProperty(chip, 'gpioValues', {
+    get() {
+      if (gpioDirty) {
+        let word = 0;
+        const { gpio } = chip;
+        for (let i = 0; i < gpio.length; i++) if (gpio[i].inputValue) word |= 1 << i;
+        gpioWord = word;
+        gpioDirty = false;
+      }
+      return gpioWord;
+    },
+  });
+}
+
+// ---- PIO ------------------------------------------------------------------------------
+// rp2040js 1.4.1 runs its PIO from a JavaScript timer, ignores delay cycles and keeps 4+4
+// FIFOs whatever the join. Here each enabled state machine is stepped once per system
+// clock cycle from guest time (run() below): an instruction with [n] delay cycles holds
+// its machine for n more cycles, the clock divider is honoured, and SHIFTCTRL's FJOIN
+// bits give 8+0 or 0+8 FIFOs, cleared whenever the join changes (as on the chip).
+
+const PIO_CTRL = 0x000;
+const SM0_CLKDIV = 0x0c8;
+const SM_STRIDE = 0x18;
+const SHIFTCTRL_OFFSET = 0x08;
+const FJOIN_TX = 1 << 30;
+const FJOIN_RX = 1 << 31;
+
+function attachPIO() {
+  machines = [];
+  for (const pio of chip.pio) {
+    pio.run = () => { };                        // no JavaScript timer: guest time steps it
+    for (const sm of pio.machines) {
+      sm.hold = 0;                               // delay cycles still to wait
+      sm.div256 = 256;                           // clock divider in 1/256 steps
+      sm.divAcc = 0;
+    }
+    const write = pio.writeUint32.bind(pio);
+    pio.writeUint32 = (offset, value) => {
+      const rel = offset - SM0_CLKDIV;
+      if (rel >= 0 && rel < 4 * SM_STRIDE) {
+        const sm = pio.machines[Math.floor(rel / SM_STRIDE)];
+        const join = sm.shiftCtrl & (FJOIN_TX | FJOIN_RX);
+        write(offset, value);
+        if (rel % SM_STRIDE === 0) setDivider(sm);
+        if (rel % SM_STRIDE === SHIFTCTRL_OFFSET && (sm.shiftCtrl & (FJOIN_TX | FJOIN_RX)) !== join) {
+          joinFIFOs(sm);
+        }
+        return;
+      }
+      write(offset, value);
+      if (offset === PIO_CTRL) {
+        for (let i = 0; i < 4; i++) {
+          const sm = pio.machines[i];
+          if (value & (1 << (4 + i))) sm.hold = 0;        // SM_RESTART
+          if (value & (1 << (8 + i))) sm.divAcc = 0;      // CLKDIV_RESTART
+        }
+        refreshMachines();
+      }
+    };
+  }
+}
+
+function setDivider(sm) {
+  const whole = sm.clockDivInt || 65536;
+  sm.div256 = whole * 256 + (whole === 65536 ? 0 : sm.clockDivFrac);
+  sm.divAcc = 0;
+}
+
+function joinFIFOs(sm) {
+  const ctrl = sm.shiftCtrl;
+  const rx = ctrl & FJOIN_RX ? (ctrl & FJOIN_TX ? 0 : 8) : (ctrl & FJOIN_TX ? 0 : 4);
+  const tx = ctrl & FJOIN_TX ? (ctrl & FJOIN_RX ? 0 : 8) : (ctrl & FJOIN_RX ? 0 : 4);
+  const FIFO = sm.rxFIFO.constructor;
+  sm.rxFIFO = new FIFO(rx);
+  sm.txFIFO = new FIFO(tx);
+  sm.updateDMARx();
+  sm.updateDMATx();
+  sm.pio.checkInterrupts();
+}
+
+function refreshMachines() {
+  machines = [];
+  for (const pio of chip.pio) for (const sm of pio.machines) if (sm.enabled) machines.push(sm);
+}
+
+// One system clock cycle of every enabled state machine.
+function pioCycle() {
+  const list = machines;
+  for (let i = 0; i < list.length; i++) {
+    const sm = list[i];
+    if (sm.div256 !== 256) {
+      sm.divAcc += 256;
+      if (sm.divAcc < sm.div256) continue;
+      sm.divAcc -= sm.div256;
+    }
+    if (sm.hold > 0) { sm.hold--; continue; }
+    const c0 = sm.cycles;
+    if (sm.waiting) {                            // a stalled instruction: try again
+      sm.checkWait();
+      if (!sm.waiting) sm.hold = sm.cycles - c0; // done now; then its delay cycles
+      continue;
+    }
+    sm.updatePC = true;
+    sm.executeInstruction(sm.pio.instructions[sm.pc]);
+    if (sm.updatePC) sm.nextPC();
+    if (!sm.waiting) sm.hold = sm.cycles - c0 - 1;
+  }
+  for (let i = 0; i < list.length; i++) list[i].pio.checkChangedPins();
 }
 
 function boot(args) {
@@ -219,33 +371,24 @@ function boot(args) {
     chip.flash.set(flash);
   }
   chip.onBreak = onBreak;
-  for (const pio of chip.pio) pio.run = () => { };   // stepped from guest time, below
+  attachPIO();
+  attachGpioCache();
   chip.peripherals[WATCHDOG_BASE].onWatchdogTrigger = () => { rebootWhy = 'watchdog'; };
   attachTimerOffset();
   attachI2C();
   if (config.pwm) attachPWM();
   attachUSB();
+  attachJumpers();
   serialQueue = [];
   pendingRead = 0;
   i2cTx = null;
   edgeAlarm = null;
-  for (const [pin, level] of pinLevels) chip.gpio[pin].setInputValue(!!level);
+  for (const [pin, level] of pinLevels) chip.gpio[pin].setInputValue(!!level && !jumperLow(pin));
   scheduleEdges();
   chip.core.PC = FLASH_BASE;
 }
 
 // ---- running ----------------------------------------------------------------------
-
-function anyPIO() {
-  for (const pio of chip.pio) for (const sm of pio.machines) if (sm.enabled) return true;
-  return false;
-}
-
-function stepPIO(cycles) {
-  for (const pio of chip.pio) {
-    for (let i = 0; i < cycles; i++) pio.step();
-  }
-}
 
 function run(args) {
   const target = args.until;
@@ -255,18 +398,17 @@ function run(args) {
   const cycleNs = 1e9 / chip.clkSys;
   let n = 0;
   let reason = 'time';
-  let pio = anyPIO();
   stopNow = false;
   flashStopAfter = args.stop_after_flash_ops || 0;
   while (now() < target) {
     if (core.waiting) {
       const limit = target - baseNs;
       const next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, limit) : limit;
-      if (pio) {
-        // A state machine runs while the core sleeps: step it cycle by cycle and wake
-        // as soon as it raises an interrupt or a DMA request wakes the core.
+      if (machines.length) {
+        // The state machines run while the core sleeps: cycle by cycle, until the next
+        // alarm or an interrupt (a PIO IRQ, a DMA completion) wakes the core.
         while (core.waiting && clock.nanos < next) {
-          stepPIO(1);
+          pioCycle();
           clock.tick(cycleNs);
         }
       } else {
@@ -274,15 +416,15 @@ function run(args) {
       }
     } else {
       const cycles = core.executeInstruction();
-      if (pio) stepPIO(cycles);
+      if (machines.length) for (let i = 0; i < cycles; i++) pioCycle();
       clock.tick(cycles * cycleNs);
     }
     if (stallNs) {
       const s = stallNs;
       stallNs = 0;
-      if (pio) {
+      if (machines.length) {
         const cycles = Math.round(s / cycleNs);
-        for (let i = 0; i < cycles; i++) { stepPIO(1); clock.tick(cycleNs); }
+        for (let i = 0; i < cycles; i++) { pioCycle(); clock.tick(cycleNs); }
       } else {
         clock.tick(s);
       }
@@ -293,15 +435,11 @@ function run(args) {
       out.resets.push([now(), why]);
       boot({});
       core = chip.core;
-      pio = false;
       reason = 'reset';
       if (args.stop_on_reset) break;
       continue;
     }
-    if ((++n & 0x3ff) === 0) {
-      pio = anyPIO();
-      if ((n & 0xffff) === 0 && Date.now() > wallEnd) { reason = 'wall'; break; }
-    }
+    if ((++n & 0xffff) === 0 && Date.now() > wallEnd) { reason = 'wall'; break; }
     if (stopOnSerial && out.serial.length) { reason = 'serial'; break; }
     if (stopNow) { reason = 'stop'; break; }
   }
@@ -315,6 +453,7 @@ const commands = {
     if (args.i2c_addresses) config.i2c.addresses = args.i2c_addresses;
     if (args.i2c_nack_after !== undefined) config.i2c.nackAfter = args.i2c_nack_after;
     if (args.timer_start_us !== undefined) config.timerStartUs = args.timer_start_us;
+    if (args.jumpers !== undefined) config.jumpers = args.jumpers;
     return {};
   },
   boot(args) {
