@@ -110,9 +110,10 @@ def report_start(app):
     print("spit: start seed=%d t=%d" % (app.game.seed, t))
 
 
-def run(start=None, log=True):
+def run(start=None, log=True, probe=None):
     """The game. start: a game to begin at once instead of the title menu (see
-    start_game); log: report screen changes on the serial console."""
+    start_game); log: report screen changes on the serial console; probe: called with
+    the app after every frame (measuring tools, e.g. the live heap)."""
     global app
     import machine
     pins, scheme = button_pins()
@@ -130,14 +131,14 @@ def run(start=None, log=True):
         start_game(app, start, log)
     wdt = machine.WDT(timeout=WDT_MS)
     try:
-        loop(app, buttons, buzzer, wdt, log)
+        loop(app, buttons, buzzer, wdt, log, probe)
     except KeyboardInterrupt:
         stop_watchdog(machine)
         buzzer.stop()
         raise
 
 
-def loop(app, buttons, buzzer, wdt, log):
+def loop(app, buttons, buzzer, wdt, log, probe=None):
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
     ticks_add = time.ticks_add
@@ -153,6 +154,8 @@ def loop(app, buttons, buzzer, wdt, log):
             next_frame = ticks_add(next_frame, FRAME_US)
             if ticks_diff(now, next_frame) >= 0:      # fell behind: don't try to catch up
                 next_frame = ticks_add(now, FRAME_US)
+            if probe is not None:
+                probe(app)
             if log:
                 g = app.game
                 if g is not game:
