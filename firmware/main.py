@@ -19,6 +19,7 @@ FRAME_US = 33333          # 30 frames a second (a typical frame sends <= 4 pages
 WDT_MS = 4000             # longest a frame, a flash save or the boot may take
 STORAGE_PATH = "/spit.json"
 PULLUP_SETTLE_MS = 20     # pull-ups (~50 kOhm) charging a pad's debounce capacitor
+NO_DISPLAY_US = 10000000  # how often a board without a working display says so
 
 # The watchdog's control register (CTRL, enable bit 30) through the atomic-clear alias
 # (+0x3000): RP2040 and RP2350. machine.WDT has no way to stop it.
@@ -53,9 +54,10 @@ def held_at_boot(machine, pins, sleep_ms=None):
 
 
 def build_hardware(machine, pins):
-    from firmware.hw.display import Display
+    from firmware.hw.display import Display, free_bus
     from firmware.hw.buttons import ButtonCapture
     from firmware.hw.buzzer import Buzzer
+    free_bus(machine, board.I2C_SDA, board.I2C_SCL)    # a panel stuck mid-byte by a reset
     i2c = machine.I2C(board.I2C_ID, sda=machine.Pin(board.I2C_SDA),
                       scl=machine.Pin(board.I2C_SCL), freq=board.I2C_FREQ)
     display = Display(i2c, board.OLED_ADDR, board.OLED_WIDTH, board.OLED_HEIGHT)
@@ -131,18 +133,21 @@ def run(start=None, log=True, probe=None):
         start_game(app, start, log)
     wdt = machine.WDT(timeout=WDT_MS)
     try:
-        loop(app, buttons, buzzer, wdt, log, probe)
+        loop(app, display, buttons, buzzer, wdt, log, probe)
     except KeyboardInterrupt:
         stop_watchdog(machine)
         buzzer.stop()
         raise
 
 
-def loop(app, buttons, buzzer, wdt, log, probe=None):
+def loop(app, display, buttons, buzzer, wdt, log, probe=None):
+    from firmware import sound
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
     ticks_add = time.ticks_add
     next_frame = ticks_us()
+    warned = None                      # when "no display" was last said
+    shown = True
     screen = -1
     phase = None
     rnd = -1
@@ -167,6 +172,17 @@ def loop(app, buttons, buzzer, wdt, log, probe=None):
                         phase = g.phase
                         rnd = g.round
                     report(app, now)
+            if not display.ok:
+                display.show()         # a retry every RETRY_SHOWS frames; all of it once back
+            if display.ok != shown or (not shown and ticks_diff(now, warned) >= NO_DISPLAY_US):
+                # A board with no picture says so by ear, every few seconds, and on the
+                # serial console; the game itself goes on (its state is safe).
+                shown = display.ok
+                warned = now
+                if not shown:
+                    buzzer.play(sound.NO_DISPLAY)
+                if log:
+                    print("spit: %s" % ("display ok" if shown else display.problem))
         buzzer.step(ticks_us())
         wdt.feed()
         time.sleep_ms(1)
