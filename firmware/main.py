@@ -20,6 +20,7 @@ CHECK_US = 1000000        # how often the loop checks that the input's interrupt
 WDT_MS = 4000             # longest a frame, a flash save or the boot may take
 STORAGE_PATH = "/spit.json"
 PULLUP_SETTLE_MS = 20     # pull-ups (~50 kOhm) charging a pad's debounce capacitor
+NO_DISPLAY_US = 10000000  # how often a board without a working display says so
 
 # The watchdog's control register (CTRL, enable bit 30) through the atomic-clear alias
 # (+0x3000): RP2040 and RP2350. machine.WDT has no way to stop it.
@@ -54,9 +55,10 @@ def held_at_boot(machine, pins, sleep_ms=None):
 
 
 def build_hardware(machine, pins):
-    from firmware.hw.display import Display
+    from firmware.hw.display import Display, free_bus
     from firmware.hw.buttons import ButtonCapture
     from firmware.hw.buzzer import Buzzer
+    free_bus(machine, board.I2C_SDA, board.I2C_SCL)    # a panel stuck mid-byte by a reset
     i2c = machine.I2C(board.I2C_ID, sda=machine.Pin(board.I2C_SDA),
                       scl=machine.Pin(board.I2C_SCL), freq=board.I2C_FREQ)
     display = Display(i2c, board.OLED_ADDR, board.OLED_WIDTH, board.OLED_HEIGHT)
@@ -111,9 +113,10 @@ def report_start(app):
     print("spit: start seed=%d t=%d" % (app.game.seed, t))
 
 
-def run(start=None, log=True):
+def run(start=None, log=True, probe=None):
     """The game. start: a game to begin at once instead of the title menu (see
-    start_game); log: report screen changes on the serial console."""
+    start_game); log: report screen changes on the serial console; probe: called with
+    the app after every frame (measuring tools, e.g. the live heap)."""
     global app
     import machine
     pins, scheme = button_pins()
@@ -131,7 +134,7 @@ def run(start=None, log=True):
         start_game(app, start, log)
     wdt = machine.WDT(timeout=WDT_MS)
     try:
-        loop(app, buttons, buzzer, wdt, log)
+        loop(app, display, buttons, buzzer, wdt, log, probe)
     except KeyboardInterrupt:
         stop_watchdog(machine)
         buzzer.stop()
@@ -154,13 +157,16 @@ def check_input(buttons, seen, log):
     return True
 
 
-def loop(app, buttons, buzzer, wdt, log):
+def loop(app, display, buttons, buzzer, wdt, log, probe=None):
+    from firmware import sound
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
     ticks_add = time.ticks_add
     next_frame = ticks_us()
     next_check = ticks_add(next_frame, CHECK_US)
     seen = [0, 0]
+    warned = None                      # when "no display" was last said
+    shown = True
     screen = -1
     phase = None
     rnd = -1
@@ -172,6 +178,8 @@ def loop(app, buttons, buzzer, wdt, log):
             next_frame = ticks_add(next_frame, FRAME_US)
             if ticks_diff(now, next_frame) >= 0:      # fell behind: don't try to catch up
                 next_frame = ticks_add(now, FRAME_US)
+            if probe is not None:
+                probe(app)
             if log:
                 g = app.game
                 if g is not game:
@@ -183,6 +191,17 @@ def loop(app, buttons, buzzer, wdt, log):
                         phase = g.phase
                         rnd = g.round
                     report(app, now)
+            if not display.ok:
+                display.show()         # a retry every RETRY_SHOWS frames; all of it once back
+            if display.ok != shown or (not shown and ticks_diff(now, warned) >= NO_DISPLAY_US):
+                # A board with no picture says so by ear, every few seconds, and on the
+                # serial console; the game itself goes on (its state is safe).
+                shown = display.ok
+                warned = now
+                if not shown:
+                    buzzer.play(sound.NO_DISPLAY)
+                if log:
+                    print("spit: %s" % ("display ok" if shown else display.problem))
         now = ticks_us()
         if ticks_diff(now, next_check) >= 0:
             next_check = ticks_add(now, CHECK_US)

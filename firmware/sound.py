@@ -20,14 +20,15 @@ DRAW = ("draw", 1047, 150, 1047, 150)
 PAUSE = ("pause", 1319, 60, 988, 90)
 RESUME = ("resume", 988, 60, 1319, 90)
 WARN = ("warn", 440, 200, 0, 60, 440, 200)   # input overflow, storage trouble
+NO_DISPLAY = ("no-display", 330, 150, 0, 100, 262, 150, 0, 100, 196, 400)   # heard, not seen
 
 ALL = (PLAY, MOVE, CLICK, ILLEGAL, LOST, SAID, SPIT, SLAP_NOW, SLAP, ROUND_OVER, WIN,
-       DRAW, PAUSE, RESUME, WARN)
+       DRAW, PAUSE, RESUME, WARN, NO_DISPLAY)
 
 # When several things happen in one frame only the most important tune plays.
 PRIORITY = {"move": 1, "click": 1, "said": 2, "play": 3, "slap": 4, "spit": 5,
             "slap-now": 5, "illegal": 6, "lost": 7, "pause": 8, "resume": 8,
-            "warn": 8, "round-over": 9, "draw": 10, "win": 10}
+            "warn": 8, "round-over": 9, "draw": 10, "win": 10, "no-display": 11}
 
 
 def notes(tune):

@@ -123,13 +123,13 @@ def normal_q16(rng):
     """A standard normal in Q16 (std 65536): the sum of 12 uniforms (Irwin-Hall)."""
     s = 0
     for _ in range(12):
-        s += rng.next32() >> 16
+        s += rng.next16()
     return s - 393216               # 12 * 32768
 
 
 def exp_q16(rng):
     """A standard exponential in Q16, by the inverse CDF -ln(U)."""
-    return neg_ln_q16((rng.next32() >> 8) + 1)
+    return neg_ln_q16(rng.next24() + 1)
 
 
 def reaction_us(rng, lv):

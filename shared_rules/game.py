@@ -99,7 +99,7 @@ class Game:
         self.seed = seed
         self.rng = Rng(seed)
         # R21: the first tie of a game goes to the player the seed picks.
-        self.tie_priority = self.rng.next32() & 1
+        self.tie_priority = self.rng.next_bit()
         self.stock = [[[], [], [], [], []], [[], [], [], [], []]]
         self.down = [[False] * STOCKPILES, [False] * STOCKPILES]
         self.hand = [[], []]

@@ -1,11 +1,20 @@
 # The project's own PRNG (R40): xorshift32, so a seed gives the same numbers on CPython
-# and MicroPython. Only 32-bit masking and shifts, no floats.
+# and MicroPython. No floats.
+#
+# On the RP2040 a small int holds 31 bits: any value of 2**30 or more is a heap object.
+# A 32-bit state in one int would allocate on every step (about 19 KB for one shuffle of
+# the deck), so the state lives in two 16-bit halves and every intermediate of the hot
+# calls (next16, next24, next_bit, below, shuffle) stays under 2**30. The numbers are
+# exactly those of the one-int xorshift32: `state` and next32() still give the 32-bit
+# value (for snapshots and tests, where allocating once is fine).
 
 _MASK = 0xFFFFFFFF
+_H = 0xFFFF
 
 
 def mix_seed(seed):
-    # Spread small seeds (0, 1, 2 ...) over the state space; xorshift's state must not be 0.
+    # Spread small seeds (0, 1, 2 ...) over the state space; xorshift's state must not be
+    # 0. Runs once per game or CPU player, so its 32-bit products may allocate.
     x = (seed * 0x9E3779B1 + 0x7F4A7C15) & _MASK
     x ^= x >> 16
     x = (x * 0x45D9F3B) & _MASK
@@ -17,23 +26,58 @@ class Rng:
     def __init__(self, seed=0):
         self.state = mix_seed(seed)
 
+    @property
+    def state(self):
+        return (self._hi << 16) | self._lo
+
+    @state.setter
+    def state(self, x):
+        self._hi = (x >> 16) & _H
+        self._lo = x & _H
+
+    def _step(self):
+        hi = self._hi
+        lo = self._lo
+        hi ^= ((hi << 13) | (lo >> 3)) & _H      # x ^= x << 13
+        lo ^= (lo << 13) & _H
+        lo ^= hi >> 1                            # x ^= x >> 17
+        hi ^= ((hi << 5) | (lo >> 11)) & _H      # x ^= x << 5
+        lo ^= (lo << 5) & _H
+        self._hi = hi
+        self._lo = lo
+
     def next32(self):
-        x = self.state
-        x ^= (x << 13) & _MASK
-        x ^= x >> 17
-        x ^= (x << 5) & _MASK
-        self.state = x
-        return x
+        self._step()
+        return (self._hi << 16) | self._lo
+
+    def next16(self):
+        """next32() >> 16, without a 32-bit int."""
+        self._step()
+        return self._hi
+
+    def next24(self):
+        """next32() >> 8, without a 32-bit int."""
+        self._step()
+        return (self._hi << 8) | (self._lo >> 8)
+
+    def next_bit(self):
+        """next32() & 1."""
+        self._step()
+        return self._lo & 1
 
     def below(self, n):
-        """Uniform int in [0, n) by rejection, so there is no modulo bias."""
-        if n <= 0:
-            raise ValueError("below() needs n > 0")
-        limit = (0x100000000 // n) * n
-        x = self.next32()
-        while x >= limit:
-            x = self.next32()
-        return x % n
+        """Uniform int in [0, n), n < 2**15, by rejection, so there is no modulo bias:
+        the numbers of next32() % n, redrawn while next32() >= 2**32 - 2**32 % n."""
+        if not 0 < n < 0x8000:
+            raise ValueError("below() needs 0 < n < 32768")
+        r = 0x10000 % n
+        r = r * r % n                            # 2**32 % n
+        edge = 0x10000 - r                       # reject hi == 0xFFFF and lo >= edge
+        self._step()
+        while r and self._hi == _H and self._lo >= edge:
+            self._step()
+        lo = self._lo
+        return (((self._hi % n) << 8 | lo >> 8) % n << 8 | lo & 0xFF) % n
 
     def shuffle(self, items):
         """Fisher-Yates in place."""

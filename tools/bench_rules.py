@@ -28,16 +28,20 @@ def run(cmd, env=None):
 
 def compile_core(dest):
     (dest / "shared_rules").mkdir(parents=True)
+    # Source names as the device build gives them (relative), so the qstrs the heap
+    # holds do not depend on where the repository was cloned.
     for src in sorted((ROOT / "shared_rules").glob("*.py")):
         subprocess.run([str(MPY_CROSS), "-o", str(dest / "shared_rules" / (src.stem + ".mpy")),
-                        str(src)], check=True)
+                        "-s", "shared_rules/" + src.name, str(src)], check=True)
     (dest / "mp_min_game.mpy").write_bytes(b"")
     subprocess.run([str(MPY_CROSS), "-o", str(dest / "mp_min_game.mpy"),
-                    str(ROOT / "tools/mp_min_game.py")], check=True)
+                    "-s", "mp_min_game.py", str(ROOT / "tools/mp_min_game.py")], check=True)
 
 
 def game_runs(dest, heap_k):
-    env = dict(os.environ, MICROPYPATH=str(dest))
+    # MICROPYPATH "." from inside dest: the path strings on the heap are the same
+    # wherever the temporary folder is.
+    env = dict(os.environ, MICROPYPATH=".")
     p = subprocess.run([str(MICROPYTHON), "-X", "heapsize=%dK" % heap_k, "-c",
                         "import mp_min_game"], capture_output=True, text=True, env=env,
                        cwd=str(dest))

@@ -28,6 +28,7 @@ from pathlib import Path
 from desktop_emulator import devicefiles
 from desktop_emulator.pico import image as img
 from desktop_emulator.pico.oled import Oled
+from firmware.boards import pico as board
 
 HERE = Path(__file__).resolve().parent
 HARNESS = HERE / "harness.mjs"
@@ -37,6 +38,7 @@ US = 1000                    # ns
 MS = 1000 * US
 S = 1000 * MS
 TICKS_MASK = (1 << 30) - 1
+I2C_PULLUPS = (board.I2C_SDA, board.I2C_SCL)
 
 #: Raw REPL markers (MicroPython's pyexec.c).
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n>"
@@ -73,10 +75,11 @@ class Pico:
     files: {board path: local Path} for the filesystem (default: the device build of this
     repository, as `make deploy` makes it); extra: {board path: bytes} added to it;
     buttons: the GPIOs the host holds high until told otherwise (the pull-ups the
-    emulator does not model); timer_start_us: the chip's µs timer at boot."""
+    emulator does not model), like `pullups` (default: the I2C pins, which the panel's
+    pull-up resistors hold high); timer_start_us: the chip's µs timer at boot."""
 
     def __init__(self, firmware, files=None, extra=None, buttons=(), timer_start_us=0,
-                 i2c_addresses=(0x3C,), workdir=None):
+                 i2c_addresses=(0x3C,), workdir=None, pullups=I2C_PULLUPS):
         self.firmware = firmware
         self._tmp = None
         if workdir is None:
@@ -85,7 +88,7 @@ class Pico:
         self.workdir = Path(workdir)
         self.files = files
         self.extra = dict(extra or {})
-        self.buttons = tuple(buttons)
+        self.buttons = tuple(buttons) + tuple(pullups)
         self.timer_start_us = timer_start_us
         self.i2c_addresses = list(i2c_addresses)
         self.proc = None

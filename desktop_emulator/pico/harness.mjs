@@ -373,7 +373,9 @@ function boot(args) {
   chip.onBreak = onBreak;
   attachPIO();
   attachGpioCache();
-  chip.peripherals[WATCHDOG_BASE].onWatchdogTrigger = () => { rebootWhy = 'watchdog'; };
+  const wdt = chip.peripherals[WATCHDOG_BASE];
+  // A timeout is the watchdog biting; a trigger (CTRL.TRIGGER) is a requested reset.
+  wdt.onWatchdogTrigger = () => { rebootWhy = wdt.reason === 2 ? 'reset' : 'watchdog'; };
   attachTimerOffset();
   attachI2C();
   if (config.pwm) attachPWM();

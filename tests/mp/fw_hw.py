@@ -70,7 +70,7 @@ class FakeMachine:
 def display_case():
     i2c = FakeI2C()
     drv = FakeSSD1306(i2c)
-    d = Display(i2c, driver=drv)
+    d = Display(i2c, driver=drv, framebuf_module=framebuf)
     v = View(d.fb)
     v.text("HI", 10, 50, 1, 0)          # page 6
     v._mark(10, 50, 8, 5, 0)
@@ -81,7 +81,7 @@ def display_case():
     out = []
     for kind, addr, data in i2c.writes:
         out.append("%s:%s" % (kind, " ".join(["%d" % b for b in data[:8]])))
-    ok = drv.buffer[6 * 128 + 10:6 * 128 + 18] == i2c.writes[-1][2][1:]
+    ok = d.buffer[6 * 128 + 10:6 * 128 + 18] == i2c.writes[-1][2][1:]
     print("RESULT display %s ok=%s pages=%d bytes=%d" % (",".join(out), ok, d.pages_sent, d.bytes_sent))
 
 

@@ -1,0 +1,144 @@
+# Runs ON the emulated Pico (tools/bench_pico.py puts it on the board's filesystem and
+# calls it through the raw REPL). Measures the firmware's own parts on the chip; the
+# host schedules the button edges at exact guest times and reads the lines printed here.
+#
+#   races(pins, trials, window_us)   the capture and the arbiter deciding P0 against P1
+#   play(seconds, seed)              the app on the real ports, P0 pressed by the host,
+#                                    P1 the CPU: frame times, stamps, heap, GC, saves
+#
+# Output lines: "R trial winner reason t0 t1" per race, "F start end screen" per frame
+# followed by "E t player button" for each press that frame drained, "S start end" per save, "G pause_us alloc"
+# per heap sample, "DONE" at the end.
+
+import gc
+import time
+
+from shared_rules.arbiter import Arbiter
+from shared_rules.game import Game
+from shared_rules.pad import Pad, TWO_BUTTON, B
+
+WINDOW_US = 2000
+
+
+def race_game(tie_priority):
+    # Both players' first stockpile fits the one pile (7 on 8 or 9), but once either is
+    # played the other no longer fits: a real race for the pile (R18, R20).
+    from shared_rules.cards import card
+    g = Game.from_layout([[[card("7H")], [], [], [], []], [[card("9S")], [], [], [], []]],
+                         [[], []], [[card("8C")]])
+    g.tie_priority = tie_priority
+    return g
+
+
+def races(pins, trials, timeout_us=200000):
+    """pins: the capture's pin map (gpio, player, name). For each trial the host presses
+    B of both players; the arbiter decides; prints who won and both stamps."""
+    import machine
+    from firmware.hw.buttons import ButtonCapture
+    cap = ButtonCapture(pins, 10000).start(machine)
+    pads = (Pad(0, TWO_BUTTON), Pad(1, TWO_BUTTON))
+    tie = 0
+    evs = []
+    print("READY")
+    for k in range(trials):
+        g = race_game(tie)
+        arb = Arbiter(g, WINDOW_US)
+        stamps = [None, None]
+        first = None
+        while True:
+            now = time.ticks_us()
+            del evs[:]
+            cap.drain(evs)
+            for t, p, name, down in evs:
+                if down and name == "B" and stamps[p] is None:
+                    stamps[p] = t
+                    if first is None:
+                        first = t
+                    act = pads[p].press(g, B)
+                    if act is not None:
+                        arb.press(act, t)
+            if stamps[0] is not None and stamps[1] is not None:
+                break
+            if first is not None and time.ticks_diff(now, first) > timeout_us:
+                break
+            time.sleep_us(200)
+        last = stamps[0] if stamps[1] is None else stamps[1]
+        if stamps[0] is not None and stamps[1] is not None and \
+                time.ticks_diff(stamps[0], stamps[1]) > 0:
+            last = stamps[0]
+        winner = -1
+        reason = "-"
+        for action, _t, why in arb.settle(time.ticks_add(last, WINDOW_US + 1)):
+            if why is None:
+                winner = action[1]
+            elif why != "beaten":
+                reason = why
+        tie = g.tie_priority
+        print("R %d %d %s %s %s" % (k, winner, reason, stamps[0], stamps[1]))
+        while cap.pending() or time.ticks_diff(time.ticks_us(), last) < 40000:
+            del evs[:]
+            cap.drain(evs)
+            time.sleep_ms(2)
+    cap.stop()
+    print("DONE")
+
+
+def play(seconds, seed, cpu_level=3, heap_every=15):
+    """The app on the board's real ports for `seconds` of play: P0 human (the host
+    presses its pins), P1 the CPU. The loop is firmware.main's, instrumented."""
+    import machine
+    from firmware import main as fm
+    from firmware.app import App, Ports
+    from firmware.hw.storage import FileStorage
+    from firmware.hw.clock import Clock
+    from shared_rules.game import Rules
+    pins, scheme = fm.button_pins()
+    display, buttons, buzzer = fm.build_hardware(machine, pins)
+    storage = FileStorage(fm.STORAGE_PATH)
+    save = storage.save
+
+    def timed_save(d):
+        t0 = time.ticks_us()
+        save(d)
+        print("S %d %d" % (t0, time.ticks_us()))
+    storage.save = timed_save
+    drain = buttons.drain
+    pressed = []
+
+    def logged_drain(out=None, poll=True):
+        n = len(out) if out is not None else 0
+        got = drain(out, poll)
+        for e in got[n:]:
+            if e[3]:
+                pressed.append(e)
+        return got
+    buttons.drain = logged_drain
+    app = App(Ports(buttons, display, buzzer, storage, Clock()), scheme=scheme,
+              now_us=time.ticks_us())
+    t = time.ticks_us()
+    print("START %d" % t)
+    app.start_game(seed, Rules(), (None, cpu_level), t)
+    end = time.ticks_add(t, seconds * 1000000)
+    next_frame = time.ticks_us()
+    frames = 0
+    while time.ticks_diff(time.ticks_us(), end) < 0:
+        now = time.ticks_us()
+        if time.ticks_diff(now, next_frame) >= 0:
+            app.step(now)
+            done = time.ticks_us()
+            print("F %d %d %d" % (now, done, app.screen))
+            for e in pressed:
+                print("E %d %d %s" % (e[0], e[1], e[2]))
+            del pressed[:]
+            frames += 1
+            next_frame = time.ticks_add(next_frame, fm.FRAME_US)
+            if time.ticks_diff(done, next_frame) >= 0:
+                next_frame = time.ticks_add(done, fm.FRAME_US)
+            if frames % heap_every == 0:
+                g0 = time.ticks_us()
+                gc.collect()
+                print("G %d %d" % (time.ticks_diff(time.ticks_us(), g0), gc.mem_alloc()))
+        buzzer.step(time.ticks_us())
+        time.sleep_ms(1)
+    buttons.stop()
+    print("DONE %d" % frames)
