@@ -54,6 +54,7 @@ let i2cTx = null;                 // the transaction on the bus
 let machines = [];                // the enabled PIO state machines, stepped every cycle
 let gpioWord = 0;                 // the GPIO input word, cached (rp2040js rebuilds it per read)
 let gpioDirty = true;
+let fastForward = true;           // skip provably idle PIO loops (exactly; see below)
 
 const now = () => baseNs + clock.nanos;
 
@@ -239,11 +240,19 @@ function attachGpioCache() {
   gpioDirty = true;
   for (const pin of chip.gpio) {
     const set = pin.setInputValue.bind(pin);
-    pin.setInputValue = (value) => { gpioDirty = true; set(value); };
+    pin.setInputValue = (value) => {
+      if (machines.length) settleAll();          // the PIO sees the change from now on
+      gpioDirty = true;
+      set(value);
+    };
   }
   const io = chip.peripherals[0x40014];          // IO_BANK0: input overrides
   const ioWrite = io.writeUint32.bind(io);
-  io.writeUint32 = (offset, value) => { gpioDirty = true; ioWrite(offset, value); };
+  io.writeUint32 = (offset, value) => {
+    if (machines.length) settleAll();
+    gpioDirty = true;
+    ioWrite(offset, value);
+  };
   Object.defineProperty(chip, 'gpioValues', {
     get() {
       if (gpioDirty) {
@@ -264,31 +273,64 @@ function attachGpioCache() {
 // clock cycle from guest time (run() below): an instruction with [n] delay cycles holds
 // its machine for n more cycles, the clock divider is honoured, and SHIFTCTRL's FJOIN
 // bits give 8+0 or 0+8 FIFOs, cleared whenever the join changes (as on the chip).
+//
+// Fast-forward, exact. Stepping every cycle costs about twice what the CPU itself costs,
+// most of it in loops that wait for a pin to change. A pass round a machine's loop (from
+// its wrap target back to it) that touches no FIFO, IRQ flag or pin, and leaves every
+// register as it found it but X one less, where X's value only ever went through copies
+// and `jmp x--` (checked instruction by instruction on a real pass), goes the same way
+// again while the pins and the machine's registers stay as they are. Such a machine is
+// not stepped: before anything can see or change it (a pin's input, an IO_BANK0
+// override, any access to its PIO block's registers, a DMA transfer from its FIFO) or
+// before X reaches a value the pass tested, it is put in exactly the state cycle-by-cycle
+// stepping gives (whole passes counted, the rest of one stepped). configure
+// {pio_fast_forward: false} steps every cycle instead (the tests compare the two).
 
 const PIO_CTRL = 0x000;
 const SM0_CLKDIV = 0x0c8;
 const SM_STRIDE = 0x18;
 const SHIFTCTRL_OFFSET = 0x08;
+const EXECCTRL_OFFSET = 0x04;
 const FJOIN_TX = 1 << 30;
 const FJOIN_RX = 1 << 31;
+const AUTO_PUSH_PULL = 3 << 16;
+const MAX_PASS = 64;                  // instructions in a pass worth checking
+const IND = 'ind';                    // a value that does not depend on X at the pass's start
+const DEP = 'dep';                    // one that does, other than as X + k (a number)
+
+let pioNow = 0;                       // PIO cycles since boot
+let skipping = 0;                     // enabled machines being fast-forwarded
+let skipUntil = -1;                   // while all of them are: the cycle one must be settled
+let replaying = false;
 
 function attachPIO() {
   machines = [];
+  pioNow = 0;
+  skipping = 0;
+  skipUntil = -1;
   for (const pio of chip.pio) {
     pio.run = () => { };                        // no JavaScript timer: guest time steps it
     for (const sm of pio.machines) {
       sm.hold = 0;                               // delay cycles still to wait
       sm.div256 = 256;                           // clock divider in 1/256 steps
       sm.divAcc = 0;
+      sm.head = 0;                               // its wrap target
+      sm.ff = null;                              // {start, x, period, until} while skipping
+      sm.pass = null;                            // the pass being checked
+      sm.backoff = 0;                            // wrap-target arrivals before the next check
     }
+    const read = pio.readUint32.bind(pio);
+    pio.readUint32 = (offset) => { settleBlock(pio, false); return read(offset); };
     const write = pio.writeUint32.bind(pio);
     pio.writeUint32 = (offset, value) => {
+      settleBlock(pio, true);
       const rel = offset - SM0_CLKDIV;
       if (rel >= 0 && rel < 4 * SM_STRIDE) {
         const sm = pio.machines[Math.floor(rel / SM_STRIDE)];
         const join = sm.shiftCtrl & (FJOIN_TX | FJOIN_RX);
         write(offset, value);
         if (rel % SM_STRIDE === 0) setDivider(sm);
+        if (rel % SM_STRIDE === EXECCTRL_OFFSET) sm.head = sm.wrapBottom;
         if (rel % SM_STRIDE === SHIFTCTRL_OFFSET && (sm.shiftCtrl & (FJOIN_TX | FJOIN_RX)) !== join) {
           joinFIFOs(sm);
         }
@@ -327,7 +369,22 @@ function joinFIFOs(sm) {
 
 function refreshMachines() {
   machines = [];
-  for (const pio of chip.pio) for (const sm of pio.machines) if (sm.enabled) machines.push(sm);
+  for (const pio of chip.pio) {
+    for (const sm of pio.machines) {
+      if (sm.enabled) {
+        sm.head = sm.wrapBottom;
+        machines.push(sm);
+      }
+    }
+  }
+  updateSkip();
+}
+
+function updateSkip() {
+  skipUntil = -1;
+  if (!machines.length || skipping !== machines.length) return;
+  skipUntil = Infinity;
+  for (const sm of machines) if (sm.ff.until < skipUntil) skipUntil = sm.ff.until;
 }
 
 // One system clock cycle of every enabled state machine.
@@ -335,24 +392,228 @@ function pioCycle() {
   const list = machines;
   for (let i = 0; i < list.length; i++) {
     const sm = list[i];
-    if (sm.div256 !== 256) {
-      sm.divAcc += 256;
-      if (sm.divAcc < sm.div256) continue;
-      sm.divAcc -= sm.div256;
+    if (sm.ff !== null) {
+      if (pioNow < sm.ff.until) continue;
+      settle(sm);                               // X is about to meet a value its pass tested
     }
-    if (sm.hold > 0) { sm.hold--; continue; }
-    const c0 = sm.cycles;
-    if (sm.waiting) {                            // a stalled instruction: try again
-      sm.checkWait();
-      if (!sm.waiting) sm.hold = sm.cycles - c0; // done now; then its delay cycles
-      continue;
-    }
-    sm.updatePC = true;
-    sm.executeInstruction(sm.pio.instructions[sm.pc]);
-    if (sm.updatePC) sm.nextPC();
-    if (!sm.waiting) sm.hold = sm.cycles - c0 - 1;
+    stepMachine(sm);
   }
   for (let i = 0; i < list.length; i++) list[i].pio.checkChangedPins();
+  pioNow++;
+}
+
+function stepMachine(sm) {
+  if (sm.div256 !== 256) {
+    sm.divAcc += 256;
+    if (sm.divAcc < sm.div256) return;
+    sm.divAcc -= sm.div256;
+  }
+  if (sm.hold > 0) { sm.hold--; return; }
+  const c0 = sm.cycles;
+  if (sm.waiting) {                              // a stalled instruction: try again
+    sm.pass = null;
+    sm.checkWait();
+    if (!sm.waiting) sm.hold = sm.cycles - c0;   // done now; then its delay cycles
+    return;
+  }
+  if (sm.pc === sm.head && !replaying && fastForward && sm.div256 === 256 && atHead(sm)) return;
+  const op = sm.pio.instructions[sm.pc];
+  if (sm.pass !== null) {
+    if (sm.pass.ops.length < MAX_PASS) sm.pass.ops.push(op);
+    else sm.pass = null;
+  }
+  sm.updatePC = true;
+  sm.executeInstruction(op);
+  if (sm.updatePC) sm.nextPC();
+  if (!sm.waiting) sm.hold = sm.cycles - c0 - 1;
+}
+
+// The machine is at its wrap target: if the pass just made can be repeated, skip; else
+// start checking a new pass.
+function atHead(sm) {
+  if (sm.backoff > 0) {
+    sm.backoff--;
+    return false;
+  }
+  const p = sm.pass;
+  if (p !== null) {
+    sm.pass = null;
+    const again = passesAhead(sm, p);
+    if (again > 0) {
+      const period = pioNow - p.start;
+      sm.ff = { start: pioNow, x: sm.x, period, until: pioNow + again * period };
+      skipping++;
+      updateSkip();
+      return true;
+    }
+    sm.backoff = 15;                             // a loop that does things: look again later
+    return false;
+  }
+  sm.pass = {
+    start: pioNow, x: sm.x, y: sm.y, isr: sm.inputShiftReg, isrN: sm.inputShiftCount,
+    osr: sm.outputShiftReg, osrN: sm.outputShiftCount, rx: sm.rxFIFO.itemCount,
+    tx: sm.txFIFO.itemCount, irq: sm.pio.irq, pins: sm.pio.pinValues,
+    dirs: sm.pio.pinDirections, ops: [],
+  };
+  return false;
+}
+
+// How many more passes will go exactly like pass p (0: it cannot be repeated blindly).
+function passesAhead(sm, p) {
+  if (sm.execValid || sm.sidesetCount || sm.shiftCtrl & AUTO_PUSH_PULL) return 0;
+  if (sm.y !== p.y || sm.rxFIFO.itemCount !== p.rx || sm.txFIFO.itemCount !== p.tx ||
+      sm.pio.irq !== p.irq || sm.pio.pinValues !== p.pins || sm.pio.pinDirections !== p.dirs) {
+    return 0;
+  }
+  const a = checkPass(p.ops, p.x);
+  if (a === null) return 0;
+  if (!a.isrDead && (sm.inputShiftReg !== p.isr || sm.inputShiftCount !== p.isrN)) return 0;
+  if (!a.osrDead && (sm.outputShiftReg !== p.osr || sm.outputShiftCount !== p.osrN)) return 0;
+  return a.passes;
+}
+
+// Follows X (as "X at the start + k", a number) through the instructions of a pass.
+// -> {passes, isrDead, osrDead}, or null if the pass touches anything outside the
+// machine, lets X's value steer it other than through `jmp x--`, or ends with X other
+// than one less or with a live register that depends on X.
+function checkPass(ops, x0) {
+  let X = 0, Y = IND, ISR = IND, OSR = IND;
+  let isrDead = null, osrDead = null;            // first touch a full write: dead at the start
+  let passes = Infinity;
+  const readIsr = () => { if (isrDead === null) isrDead = false; };
+  const readOsr = () => { if (osrDead === null) osrDead = false; };
+  const value = (src) => {
+    switch (src) {
+      case 1: return X;
+      case 2: return Y;
+      case 6: readIsr(); return ISR;
+      case 7: readOsr(); return OSR;
+      default: return IND;                        // pins, null, status
+    }
+  };
+  for (const op of ops) {
+    const arg = op & 0xff;
+    switch (op >>> 13) {
+      case 0: {                                   // JMP
+        const cond = arg >> 5;
+        if (cond === 1 && X !== IND) return null;
+        if (cond === 2) {
+          if (typeof X === 'number') {
+            const v = (x0 + X) >>> 0;             // X's value at this test in the pass made
+            if (v === 0) return null;
+            passes = Math.min(passes, v - 1);
+            X -= 1;
+          } else if (X !== IND) return null;
+        }
+        if ((cond === 3 || cond === 4) && Y !== IND) return null;
+        if (cond === 5 && (X !== IND || Y !== IND)) return null;
+        if (cond === 7) readOsr();
+        break;
+      }
+      case 2: {                                   // IN
+        const src = arg >> 5;
+        if (src === 4 || src === 5) return null;
+        const v = value(src);
+        readIsr();
+        ISR = ISR === IND && v === IND ? IND : DEP;
+        break;
+      }
+      case 3: {                                   // OUT
+        const dst = arg >> 5;
+        readOsr();
+        const v = OSR === IND ? IND : DEP;
+        if (dst === 1) X = v;
+        else if (dst === 2) Y = v;
+        else if (dst === 6) { if (isrDead === null) isrDead = true; ISR = v; }
+        else if (dst !== 3) return null;          // pins, pindirs, pc, exec
+        break;
+      }
+      case 5: {                                   // MOV
+        const src = arg & 7;
+        const how = (arg >> 3) & 3;
+        const dst = arg >> 5;
+        if (src === 4 || how === 3) return null;
+        let v = value(src);
+        if (how !== 0 && v !== IND) v = DEP;      // inverted or reversed
+        if (dst === 1) X = v;
+        else if (dst === 2) Y = v;
+        else if (dst === 6) { if (isrDead === null) isrDead = true; ISR = v; }
+        else if (dst === 7) { if (osrDead === null) osrDead = true; OSR = v; }
+        else return null;                         // pins, exec, pc
+        break;
+      }
+      case 7: {                                   // SET
+        const dst = arg >> 5;
+        if (dst === 1) X = IND;
+        else if (dst === 2) Y = IND;
+        else return null;                         // pins, pindirs
+        break;
+      }
+      default: return null;                       // WAIT, PUSH, PULL, IRQ
+    }
+  }
+  if (X !== -1 || Y !== IND || passes < 1) return null;
+  if (ISR !== IND && !isrDead) return null;
+  if (OSR !== IND && !osrDead) return null;
+  return { passes, isrDead: !!isrDead, osrDead: !!osrDead };
+}
+
+// Put a skipping machine where cycle-by-cycle stepping would have it now.
+function settle(sm) {
+  const f = sm.ff;
+  sm.ff = null;
+  skipping--;
+  skipUntil = -1;
+  const passes = Math.floor((pioNow - f.start) / f.period);
+  const rest = pioNow - f.start - passes * f.period;
+  sm.x = (f.x - passes) >>> 0;
+  sm.cycles += passes * f.period;
+  replaying = true;
+  for (let i = 0; i < rest; i++) stepMachine(sm);
+  replaying = false;
+}
+
+function settleBlock(pio, changing) {
+  for (const sm of pio.machines) {
+    if (sm.ff !== null) settle(sm);
+    if (changing) sm.pass = null;
+  }
+}
+
+function settleAll() {
+  for (const pio of chip.pio) settleBlock(pio, true);
+}
+
+// Guest time moves on `cycles` cycles with the PIO running; alarms fire on the way (edges
+// reach the pins, DMA transfers happen) exactly as when every cycle is stepped. Returns
+// early if an interrupt wakes the core, when `untilAwake`.
+function runPIO(cycles, cycleNs, untilAwake) {
+  const core = chip.core;
+  while (cycles > 0 && !(untilAwake && !core.waiting)) {
+    let step = 0;
+    if (skipUntil >= 0) {                        // nothing to step: jump to the next alarm
+      step = Math.min(cycles, skipUntil - pioNow);
+      if (clock.nextAlarm) {
+        const toAlarm = Math.ceil((clock.nextAlarm.nanos - clock.nanos) / cycleNs);
+        if (toAlarm < step) step = toAlarm;
+      }
+    }
+    if (step >= 1) {
+      pioNow += step;
+      cycles -= step;
+      clock.tick(step * cycleNs);
+    } else {
+      pioCycle();
+      clock.tick(cycleNs);
+      cycles--;
+    }
+  }
+}
+
+// The PIO's share of one CPU instruction's cycles (the clock ticks after).
+function pioInstruction(cycles) {
+  if (pioNow + cycles <= skipUntil) pioNow += cycles;
+  else for (let i = 0; i < cycles; i++) pioCycle();
 }
 
 function boot(args) {
@@ -407,29 +668,24 @@ function run(args) {
       const limit = target - baseNs;
       const next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, limit) : limit;
       if (machines.length) {
-        // The state machines run while the core sleeps: cycle by cycle, until the next
-        // alarm or an interrupt (a PIO IRQ, a DMA completion) wakes the core.
-        while (core.waiting && clock.nanos < next) {
-          pioCycle();
-          clock.tick(cycleNs);
-        }
+        // The state machines run while the core sleeps, up to the next alarm or until
+        // an interrupt (a PIO IRQ, a DMA completion) wakes the core.
+        const cycles = Math.ceil((next - clock.nanos) / cycleNs);
+        if (cycles > 0) runPIO(cycles, cycleNs, true);
       } else {
         clock.tick(Math.max(next - clock.nanos, 0));
       }
     } else {
       const cycles = core.executeInstruction();
-      if (machines.length) for (let i = 0; i < cycles; i++) pioCycle();
+      if (pioNow + cycles <= skipUntil) pioNow += cycles;    // every machine is skipping
+      else if (machines.length) pioInstruction(cycles);
       clock.tick(cycles * cycleNs);
     }
     if (stallNs) {
       const s = stallNs;
       stallNs = 0;
-      if (machines.length) {
-        const cycles = Math.round(s / cycleNs);
-        for (let i = 0; i < cycles; i++) { pioCycle(); clock.tick(cycleNs); }
-      } else {
-        clock.tick(s);
-      }
+      if (machines.length) runPIO(Math.round(s / cycleNs), cycleNs, false);
+      else clock.tick(s);
     }
     if (rebootWhy) {
       const why = rebootWhy;
@@ -456,6 +712,7 @@ const commands = {
     if (args.i2c_nack_after !== undefined) config.i2c.nackAfter = args.i2c_nack_after;
     if (args.timer_start_us !== undefined) config.timerStartUs = args.timer_start_us;
     if (args.jumpers !== undefined) config.jumpers = args.jumpers;
+    if (args.pio_fast_forward !== undefined) fastForward = !!args.pio_fast_forward;
     return {};
   },
   boot(args) {
