@@ -76,10 +76,12 @@ class Pico:
     repository, as `make deploy` makes it); extra: {board path: bytes} added to it;
     buttons: the GPIOs the host holds high until told otherwise (the pull-ups the
     emulator does not model), like `pullups` (default: the I2C pins, which the panel's
-    pull-up resistors hold high); timer_start_us: the chip's µs timer at boot."""
+    pull-up resistors hold high); timer_start_us: the chip's µs timer at boot;
+    jumpers: wires [(from gpio, to gpio)] (the input reads low while the source drives
+    low, as a jumper onto a pulled-up button pin)."""
 
     def __init__(self, firmware, files=None, extra=None, buttons=(), timer_start_us=0,
-                 i2c_addresses=(0x3C,), workdir=None, pullups=I2C_PULLUPS):
+                 i2c_addresses=(0x3C,), workdir=None, pullups=I2C_PULLUPS, jumpers=()):
         self.firmware = firmware
         self._tmp = None
         if workdir is None:
@@ -91,6 +93,7 @@ class Pico:
         self.buttons = tuple(buttons) + tuple(pullups)
         self.timer_start_us = timer_start_us
         self.i2c_addresses = list(i2c_addresses)
+        self.jumpers = [list(j) for j in jumpers]
         self.proc = None
         self._replies = None
         self._id = 0
@@ -219,7 +222,7 @@ class Pico:
         for gpio in self.buttons:
             self.levels.setdefault(gpio, 1)        # released, unless a test holds it
         self.request("configure", i2c_addresses=self.i2c_addresses,
-                     timer_start_us=self.timer_start_us)
+                     timer_start_us=self.timer_start_us, jumpers=self.jumpers)
         self.request("boot", flash=str(flash), bootrom=str(rom),
                      pins=[[g, v] for g, v in sorted(self.levels.items())])
         self.boot_ns = self.t_ns
