@@ -56,13 +56,13 @@ def held_at_boot(machine, pins, sleep_ms=None):
 
 def build_hardware(machine, pins):
     from firmware.hw.display import Display, free_bus
-    from firmware.hw.buttons import ButtonCapture
+    from firmware.hw.buttons import start_capture
     from firmware.hw.buzzer import Buzzer
     free_bus(machine, board.I2C_SDA, board.I2C_SCL)    # a panel stuck mid-byte by a reset
     i2c = machine.I2C(board.I2C_ID, sda=machine.Pin(board.I2C_SDA),
                       scl=machine.Pin(board.I2C_SCL), freq=board.I2C_FREQ)
     display = Display(i2c, board.OLED_ADDR, board.OLED_WIDTH, board.OLED_HEIGHT)
-    buttons = ButtonCapture(pins, board.DEBOUNCE_US).start(machine)
+    buttons = start_capture(pins, board.DEBOUNCE_US, machine)
     buzzer = Buzzer(board.BUZZER, machine)
     return display, buttons, buzzer
 

@@ -41,11 +41,18 @@ OLED_HEIGHT = const(64)
 # Any RP2040/RP2350 GPIO can drive PWM; GP16 is slice 0 channel A.
 BUZZER = const(16)  # GP16, Pico pin 21
 
+# --- the self-test's timing check (optional) ----------------------------------------
+# A jumper wire from SELFTEST_OUT to SELFTEST_IN's pin: the self-test pulls it low at
+# known ticks and shows how closely the button capture stamped those "presses".
+SELFTEST_OUT = const(22)  # GP22, Pico pin 29 (spare); jumper to player 0's A (GP2, Pico pin 4)
+
 # --- buttons: the reference two-button pads ------------------------------------------
 P0_A = const(2)  # GP2,  Pico pin 4
 P0_B = const(3)  # GP3,  Pico pin 5
 P1_A = const(14)  # GP14, Pico pin 19
 P1_B = const(15)  # GP15, Pico pin 20
+
+SELFTEST_IN = P0_A  # the button pin SELFTEST_OUT's jumper goes to
 
 # Debounce lock-out after an accepted edge, in microseconds (see hw/buttons.py).
 DEBOUNCE_US = const(10_000)

@@ -82,6 +82,7 @@ _TIMERAWL = {"RP2040": 0x40054028, "RP2350": 0x400B0028}
 _RING_COUNT = const(0x0FFFFFFF)
 _SYNC_CYCLES = const(2)  # the pads' input synchroniser: the PIO sees a pin 2 cycles late
 _CAL_PUSHES = const(32)
+_CAL_SLACK = const(4)  # cycles of jitter allowed in when the DMA read the timer
 _MAX_RUNS = const(5)  # sampler (2 * runs + 16) and calibrator (6) in 32 instructions
 _BUMP_US = const(1000)  # a later sample's stamp is moved past an earlier one within this
 _FRESH_US = const(1000000)  # poll() keeps the anchor this close to now
@@ -149,20 +150,21 @@ def calibrator_delays(cycles_per_us):
     return delays, period
 
 
-def solve_phase(reads, period, cycles_per_us):
-    """reads: the timer (µs) read at cycles 0, period, 2 * period, ... -> (lo, hi): the
-    cycle phase of the first read within its µs lies in [lo, hi); None if no phase fits
-    every read (the timer and the PIO clock disagree)."""
-    lo = 0
-    hi = cycles_per_us
+def solve_phase(reads, period, cycles_per_us, slack=_CAL_SLACK):
+    """reads: the timer (µs) read at cycles 0, period, 2 * period, ... (each up to
+    `slack` cycles early or late: the DMA's timing) -> (lo, hi): the cycle phase of the
+    first read within its µs lies in [lo, hi); None if no phase fits every read (the
+    timer and the PIO clock disagree)."""
+    lo = -slack
+    hi = cycles_per_us + slack
     v0 = reads[0]
     for i in range(len(reads)):
         u = _ticks_diff(reads[i], v0)
         a = u * cycles_per_us - i * period
-        if a > lo:
-            lo = a
-        if a + cycles_per_us < hi:
-            hi = a + cycles_per_us
+        if a - slack > lo:
+            lo = a - slack
+        if a + cycles_per_us + slack < hi:
+            hi = a + cycles_per_us + slack
     return (lo, hi) if lo < hi else None
 
 
@@ -385,9 +387,12 @@ class PioCapture(Capture):
         self.phase_window = hi - lo
         f = (lo + hi - 1) // 2 - _SYNC_CYCLES
         t = reads[0]
-        if f < 0:
+        while f < 0:
             f += cpu
             t = (t - 1) & _MASK30
+        while f >= cpu:
+            f -= cpu
+            t = (t + 1) & _MASK30
         self._a_loop = 0
         self._a_t = t
         self._a_f = f

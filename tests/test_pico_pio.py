@@ -1,0 +1,176 @@
+"""The emulated chip's PIO, as the harness clocks it (rp2040js alone runs it from a
+JavaScript timer, ignores delay cycles and has no FIFO joining): state machines run one
+instruction per system clock cycle of guest time, delays included, also while the core
+sleeps; FIFOs join and clear as on the chip; a DMA channel is paced by a state
+machine's DREQ. And the harness's fast-forward of idle loops changes nothing."""
+import json
+
+import pytest
+
+from desktop_emulator.pico.device import Pico
+
+BUTTONS = (2, 3, 14, 15)
+
+
+@pytest.fixture(scope="module")
+def board_repl(pico_firmware, pico_files_no_main):
+    pico = Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS)
+    pico.boot()
+    pico.run_for(50_000)
+    pico.interrupt()
+    yield pico
+    pico.close()
+
+
+def run(pico, code, guest_ms=3000):
+    pico.enter_raw()                                   # a soft reset: PIO and DMA freed
+    out = pico.exec(code, guest_ms=guest_ms)
+    return json.loads(out.strip().splitlines()[-1])
+
+
+COUNTDOWN = """\
+import rp2, time, json
+@rp2.asm_pio()
+def countdown():
+    pull(block)
+    mov(x, osr)
+    label('loop')
+    jmp(x_dec, 'loop')[31]
+    irq(rel(0))
+    push(noblock)
+"""
+
+
+def test_a_state_machine_takes_one_cycle_per_instruction_plus_its_delays(board_repl):
+    # (N + 1) passes of a 32-cycle jmp: 1,250,000 cycles = 10 ms at 125 MHz, timed by
+    # the CPU spinning on the RX FIFO.
+    r = run(board_repl, COUNTDOWN + """\
+sm = rp2.StateMachine(0, countdown)
+sm.active(1)
+t0 = time.ticks_us()
+sm.put(39061)
+while sm.rx_fifo() == 0:
+    pass
+print(json.dumps({'us': time.ticks_diff(time.ticks_us(), t0)}))
+""")
+    assert 10000 <= r["us"] <= 10200
+
+
+def test_it_runs_while_the_core_sleeps_and_its_interrupt_wakes_the_core(board_repl):
+    r = run(board_repl, COUNTDOWN + """\
+import array
+got = array.array('i', [0])
+def woke(pio):
+    got[0] = time.ticks_us()
+rp2.PIO(0).irq(woke, trigger=rp2.PIO.IRQ_SM0, hard=True)
+sm = rp2.StateMachine(0, countdown)
+sm.active(1)
+t0 = time.ticks_us()
+sm.put(39061)
+time.sleep_ms(40)
+print(json.dumps({'us': time.ticks_diff(got[0], t0)}))
+""")
+    assert 10000 <= r["us"] <= 10080
+
+
+def test_joined_fifos_hold_eight_and_a_join_change_empties_them(board_repl):
+    r = run(board_repl, """\
+import rp2, time, json, machine
+@rp2.asm_pio(fifo_join=rp2.PIO.JOIN_RX)
+def twelve():
+    set(x, 11)
+    label('l')
+    mov(isr, x)
+    push(noblock)
+    jmp(x_dec, 'l')
+    label('h')
+    jmp('h')
+sm = rp2.StateMachine(0, twelve)
+sm.active(1)
+time.sleep_ms(1)
+n = sm.rx_fifo()
+stalled = machine.mem32[0x50200008] & 1          # FDEBUG.RXSTALL: pushes were dropped
+got = [sm.get() for _ in range(4)]
+left = sm.rx_fifo()
+machine.mem32[0x502010d0] = 1 << 31              # SHIFTCTRL (XOR alias): FJOIN_RX off
+after = sm.rx_fifo()
+sm.put(7)
+print(json.dumps({'n': n, 'stalled': stalled, 'got': got, 'left': left, 'after': after,
+                  'tx': (machine.mem32[0x5020000c] >> 0) & 0xf}))
+""")
+    assert r["n"] == 8 and r["stalled"] == 1
+    assert r["got"] == [11, 10, 9, 8] and r["left"] == 4
+    assert r["after"] == 0                             # the FIFOs were cleared by the change
+    assert r["tx"] == 1                                # and the TX FIFO is there again
+
+
+def test_a_dma_channel_paced_by_the_rx_dreq_takes_each_word_once(board_repl):
+    r = run(board_repl, """\
+import rp2, time, json, array
+@rp2.asm_pio()
+def ticker():
+    label('l')
+    mov(isr, x)
+    push(noblock)[31]
+    jmp(x_dec, 'l')[31]
+sm = rp2.StateMachine(0, ticker)
+sm.exec(0xE034)                                  # set x, 20
+buf = array.array('i', [-1] * 16)
+d = rp2.DMA()
+d.config(read=0x50200020, write=buf, count=16,
+         ctrl=d.pack_ctrl(size=2, inc_read=False, inc_write=True, treq_sel=4), trigger=True)
+sm.active(1)
+time.sleep_ms(2)
+print(json.dumps({'buf': list(buf), 'left': d.count}))
+""")
+    assert r["buf"] == list(range(20, 4, -1))
+    assert r["left"] == 0
+
+
+SAMPLER = """\
+import machine, time, json
+from firmware.boards import pico as board
+from firmware.hw.buttons_pio import PioCapture
+cap = PioCapture(board.BUTTONS, board.DEBOUNCE_US).start(machine)
+cap.drain()
+print('READY')
+time.sleep_ms(60)
+s = machine.disable_irq()
+t = time.ticks_us()
+while time.ticks_diff(time.ticks_us(), t) < 20000:
+    pass
+machine.enable_irq(s)
+time.sleep_ms(60)
+evs = cap.drain()
+print(json.dumps({'events': [list(e) for e in evs], 'now': time.ticks_us(),
+                  'a': [cap._a_loop, cap._a_t, cap._a_f]}))
+"""
+
+
+def sampler_run(pico_firmware, pico_files_no_main, fast_forward):
+    with Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS) as pico:
+        pico.configure(pio_fast_forward=fast_forward)
+        pico.boot()
+        pico.run_for(50_000)
+        pico.interrupt()
+        pico.enter_raw()
+        pico.exec_start(SAMPLER)
+        pico.read_until(b"READY\r\n")
+        t0 = pico.t_ns + 2_000_000
+        edges = []
+        for k, (g, dt) in enumerate([(2, 0), (14, 300), (3, 13_001), (15, 13_000.7),
+                                     (2, 62_000), (14, 62_000.25), (3, 75_000)]):
+            at = t0 + int(dt * 1000)
+            edges += [(at, g, 0), (at + 12_000_000, g, 1)]
+        pico.schedule(edges)
+        out = pico.exec_finish(guest_ms=3000)
+        return out.strip().splitlines()[-1], pico.t_ns
+
+
+def test_fast_forwarding_idle_pio_loops_changes_nothing(pico_firmware, pico_files_no_main):
+    # The button sampler, edges at odd nanoseconds (some inside a 20 ms interrupts-off
+    # window): word for word the same events, stamps and guest time either way.
+    fast = sampler_run(pico_firmware, pico_files_no_main, True)
+    slow = sampler_run(pico_firmware, pico_files_no_main, False)
+    assert len(json.loads(fast[0])["events"]) == 14
+    assert fast == slow
