@@ -672,6 +672,7 @@ function run(args) {
         // an interrupt (a PIO IRQ, a DMA completion) wakes the core.
         const cycles = Math.ceil((next - clock.nanos) / cycleNs);
         if (cycles > 0) runPIO(cycles, cycleNs, true);
+        else clock.tick(0);                       // an alarm due now (e.g. a DMA transfer)
       } else {
         clock.tick(Math.max(next - clock.nanos, 0));
       }
