@@ -16,6 +16,18 @@ side). Prints tables and writes build/pico-bench.json:
   transfer that shows its result; peak_heap (live, after gc.collect); gc_pause_ms;
   save_ms (the storage port's atomic save, flash erase stalls included);
 - pico_sim: the last line of tools/pico_sim.py (a whole game; skipped by --no-sim).
+
+The PIO capture (firmware/hw/buttons_pio.py) beside the GPIO-interrupt capture:
+- pio_races: as races, with the PIO capture, at gaps 0, 0.1, 0.5, 1, 2, 5, 10, 20, 50 µs
+  (races has those gaps too); pio_stamp_error_us: stamp minus the µs the edge fell in;
+- irq_off: presses inside 20 ms windows with interrupts off (a flash erase's);
+- bounce_first_touch: the first toucher's contact opens 3 µs later and closes again at
+  60 µs; the other player presses cleanly at 30 µs: who wins;
+- storm: 50-edge bounce storms (20 µs apart) with a clean press of the other player in
+  the middle: presses, bounces, words or events lost, the clean press's stamp;
+- cpu: the capture's CPU time per edge (a spin loop's lost turns) and per frame
+  (drain() with its poll, nothing to report);
+- pio_goals: the issue's goals for the PIO capture, met or not.
 """
 
 import argparse
@@ -33,7 +45,8 @@ from desktop_emulator.pico.image import find_firmware  # noqa: E402
 from firmware.boards import pico as board  # noqa: E402
 from shared_rules.rng import Rng  # noqa: E402
 
-GAPS_US = (0, 1, 2, 5, 10, 15, 20, 25, 30, 40, 50, 75, 100, 200, 300, 500)
+GAPS_US = (0, 0.1, 0.5, 1, 2, 5, 10, 15, 20, 25, 30, 40, 50, 75, 100, 200, 300, 500)
+PIO_GAPS_US = (0, 0.1, 0.5, 1, 2, 5, 10, 20, 50)
 TRIAL_NS = 80 * MS
 OUT = ROOT / "build" / "pico-bench.json"
 
@@ -95,19 +108,21 @@ def lines_until(pico, done=b"DONE", guest_s=600, wall_s=3600):
                     stop_on_serial=True)
 
 
-def run_races(pico, trials_per):
-    """-> (races table rows, latencies of first presses in µs, tie win counts)."""
+def run_races(pico, trials_per, kind="gpio", gaps=GAPS_US, errors=None):
+    """-> (races table rows, latencies of first presses in µs, tie win counts).
+    errors: a list to extend with each stamp minus the µs its edge fell in."""
     rows = {}
     latencies = []
     tie_wins = [0, 0]
     for map_name, pins in pin_maps():
         gpio_b = {p: g for g, p, n in pins if n == "B"}
         specs = []
-        for gap in GAPS_US:
+        for gap in gaps:
             for first in (0, 1):
                 for _ in range(trials_per if gap else trials_per * 4):
                     specs.append((gap, first))
-        pico.exec_start("import pico_bench_device as b\nb.races(%r, %d)\n" % (pins, len(specs)))
+        pico.exec_start("import pico_bench_device as b\nb.races(%r, %d, kind=%r)\n"
+                        % (pins, len(specs), kind))
         lines = lines_until(pico, b"READY")
         for _ in lines:
             pass
@@ -137,6 +152,9 @@ def run_races(pico, trials_per):
             e_first = plan[k][0]
             lat = (stamps[first] - pico.ticks_us(e_first)) % (1 << 30) - (e_first % US) / 1000.0
             latencies.append(lat)
+            if errors is not None:
+                for p, edge in ((first, plan[k][0]), (1 - first, plan[k][1])):
+                    errors.append(_wrap(stamps[p] - pico.ticks_us(int(edge))))
             if stamps[0] == stamps[1]:          # one stamp: a tie, R21 decides
                 row["ties"] += 1
                 if gap == 0:
@@ -235,6 +253,229 @@ def _frame_end_ns(pico, end_ticks, ends):
     return best
 
 
+def _wrap(d):
+    """A ticks difference folded into [-2**29, 2**29)."""
+    return (d + (1 << 29)) % (1 << 30) - (1 << 29)
+
+
+def _board_lines(pico, done=b"DONE", guest_s=120):
+    return [x for x in lines_until(pico, done, guest_s=guest_s)]
+
+
+def _ticks_ns(pico, ticks):
+    """Guest ns at which the board's ticks_us() read `ticks` (ticks in the future too,
+    within 2**29 µs)."""
+    return pico.t_ns + _wrap(ticks - pico.ticks_us()) * US - pico.t_ns % US
+
+
+def run_irq_off(pico, kind, windows, seed):
+    """Presses of both players inside 20 ms interrupts-off windows (0.7 µs apart, both
+    orders): -> stamp errors (stamp minus the edge's µs) and how late the stamps are."""
+    pico.exec_start("import pico_bench_device as b\nb.irq_off(%r, %d)\n" % (kind, windows))
+    for _ in lines_until(pico, b"READY"):
+        pass
+    rng = Rng(seed)
+    edges = []
+    presses = []                                   # (edge ns, player)
+    gpio = {(p, n): g for g, p, n in board.BUTTONS}
+    t = pico.t_ns
+    # The windows come every ~80 ms of the board's own sleeps; the host presses
+    # throughout (each button every 22+ ms: its debounce) and keeps the presses that
+    # fell inside a window.
+    for k in range(windows * 8):
+        t += 11 * MS + rng.below(2000) * US
+        first = rng.below(2)
+        a = t + rng.below(1000)
+        b = a + 700
+        name = "A" if k % 2 else "B"
+        edges += [(a, gpio[(first, name)], 0), (b, gpio[(1 - first, name)], 0),
+                  (a + MS, gpio[(first, name)], 1), (b + MS, gpio[(1 - first, name)], 1)]
+        presses += [(a, first, name), (b, 1 - first, name)]
+    pico.schedule(edges)
+    wins = []
+    events = []
+    dropped = 0
+    for line in lines_until(pico, b"DONE", guest_s=windows + 60):
+        f = line.split()
+        if f[0] == "W":
+            wins.append((int(f[1]), int(f[2])))
+        elif f[0] == "E" and f[4] == "1":
+            events.append((int(f[1]), int(f[2]), f[3]))
+        elif f[0] == "X":
+            dropped = int(f[1])
+    pico.exec_finish(guest_ms=5000)
+    errs = []
+    late = []
+    missing = 0
+    for edge_ns, player, name in presses:
+        tk = pico.ticks_us(int(edge_ns))
+        if not any(_wrap(tk - w0) >= 0 and _wrap(w1 - tk) > 0 for w0, w1 in wins):
+            continue
+        exact = (pico.timer_start_us * 1000 + edge_ns - pico.boot_ns) / 1000.0
+        hit = [e for e in events if e[1] == player and e[2] == name and abs(_wrap(e[0] - tk)) < 25000]
+        if not hit:
+            missing += 1
+            continue
+        errs.append(_wrap(hit[0][0] - tk))
+        late.append(errs[-1] - (exact - int(exact)))
+    return {"windows": len(wins), "presses": len(errs), "missing": missing, "dropped": dropped,
+            "stamp_error_us": {"min": min(errs) if errs else None, "max": max(errs) if errs else None},
+            "late_us": summary(late, ("p50", "max"), 1)}
+
+
+def race_plans(trials):
+    """Bounce at the first touch: (edges [(µs, player, level)], first player) per trial."""
+    plans = []
+    for k in range(trials):
+        f = k % 2
+        j = 0.25 * (k % 4)
+        plans.append(([(0, f, 0), (3 + j, f, 1), (60 + j, f, 0), (30 + j, 1 - f, 0),
+                       (30000, f, 1), (30000, 1 - f, 1)], f))
+    return plans
+
+
+def run_bounce(pico, kind, trials):
+    pins = board.BUTTONS
+    gpio_b = {p: g for g, p, n in pins if n == "B"}
+    plans = race_plans(trials)
+    pico.exec_start("import pico_bench_device as b\nb.races(%r, %d, kind=%r)\n"
+                    % (pins, len(plans), kind))
+    for _ in lines_until(pico, b"READY"):
+        pass
+    t0 = pico.t_ns + 20 * MS
+    edges = []
+    for k, (plan, _f) in enumerate(plans):
+        base = t0 + k * TRIAL_NS
+        edges += [(base + dt * US, gpio_b[p], lv) for dt, p, lv in plan]
+    pico.schedule(edges)
+    won = ties = lost = 0
+    late = []
+    for line in lines_until(pico):
+        if not line.startswith("R "):
+            continue
+        _r, k, winner, _why, s0, s1 = line.split()
+        k, winner = int(k), int(winner)
+        f = plans[k][1]
+        if s0 == "None" or s1 == "None" or winner < 0:
+            lost += 1
+            continue
+        st = (int(s0), int(s1))
+        late.append(_wrap(st[f] - pico.ticks_us(int(t0 + k * TRIAL_NS))))
+        if st[0] == st[1]:
+            ties += 1
+        elif winner == f:
+            won += 1
+    pico.exec_finish(guest_ms=5000)
+    return {"n": len(plans), "first_won": won, "ties": ties, "lost": lost,
+            "first_stamp_late_us": summary(late, ("p50", "max"), 0)}
+
+
+def run_storm(pico, kind, storms):
+    pico.exec_start("import pico_bench_device as b\nb.storm(%r, %d)\n" % (kind, storms))
+    for _ in lines_until(pico, b"READY"):
+        pass
+    t0 = pico.t_ns + 10 * MS
+    edges = []
+    clean = []
+    for k in range(storms):
+        base = t0 + k * 120 * MS
+        edges += [(base + 20 * j * US, board.P1_B, j % 2) for j in range(50)]
+        c = base + 503.7 * US
+        edges += [(c, board.P0_A, 0), (c + 60 * MS, board.P0_A, 1)]
+        clean.append(c)
+    pico.schedule(edges)
+    events = []
+    counts = None
+    for line in lines_until(pico, b"DONE", guest_s=storms + 60):
+        f = line.split()
+        if f[0] == "E" and f[4] == "1":
+            events.append((int(f[1]), int(f[2]), f[3]))
+        elif f[0] == "C":
+            counts = [int(x) for x in f[1:]]
+    pico.exec_finish(guest_ms=5000)
+    errs = []
+    for c in clean:
+        tk = pico.ticks_us(int(c))
+        hit = [e for e in events if e[1] == 0 and e[2] == "A" and abs(_wrap(e[0] - tk)) < 50000]
+        if hit:
+            errs.append(_wrap(hit[0][0] - tk))
+    storm_presses = len([e for e in events if e[1] == 1 and e[2] == "B"])
+    return {"storms": storms, "edges": 50 * storms, "storm_presses": storm_presses,
+            "clean_presses": len(errs), "presses": counts[0], "bounces": counts[1],
+            "dropped": counts[2], "lost_words": counts[3],
+            "clean_stamp_error_us": {"min": min(errs) if errs else None,
+                                     "max": max(errs) if errs else None}}
+
+
+def run_cpu(pico, kind, ms=200):
+    pico.exec_start("import pico_bench_device as b\nb.cpu(%r, %d)\n" % (kind, ms))
+    frame = None
+    for line in lines_until(pico, b"READY"):
+        if line.startswith("F "):
+            us, n = map(int, line.split()[1:])
+            frame = us / float(n)
+    t0 = pico.t_ns + (ms + 5) * MS                 # inside the second spin
+    gpios = [g for g, _p, _n in board.BUTTONS]
+    edges = []
+    n_edges = ms - 20
+    for j in range(n_edges):
+        g = gpios[j % 4]
+        edges.append((t0 + j * MS + 137 * j, g, (j // 4) % 2))
+    pico.schedule(edges)
+    spin = None
+    for line in lines_until(pico, b"DONE", guest_s=30):
+        if line.startswith("S "):
+            spin = [int(x) for x in line.split()[1:]]
+    pico.exec_finish(guest_ms=5000)
+    quiet, busy, window = spin
+    per_edge = (quiet - busy) * window / float(quiet) / n_edges
+    return {"per_edge_us": round(per_edge, 1), "per_frame_us": round(frame, 1),
+            "edges": n_edges}
+
+
+def pio_goals(r):
+    """The issue's goals for the PIO capture, from the figures."""
+    races = {g["gap_us"]: g for g in r["pio_races"]}
+    misordered = sum(g["n"] - g["earlier_won"] - g["ties"] for gap, g in races.items() if gap)
+    err = r["pio_stamp_error_us"]
+    off = r["irq_off"]["pio"]
+    return {
+        "no_misordered": misordered == 0,
+        "no_tie_from_1us": all(g["ties"] == 0 for gap, g in races.items() if gap >= 1),
+        "stamp_error_le_1us": err["min"] >= -1 and err["max"] <= 1,
+        "exact_through_irq_off": off["presses"] > 0 and off["missing"] == 0 and
+        off["stamp_error_us"]["min"] >= -1 and off["stamp_error_us"]["max"] <= 1,
+        "bouncing_first_touch_wins": r["bounce_first_touch"]["pio"]["first_won"] ==
+        r["bounce_first_touch"]["pio"]["n"],
+        "storm_nothing_lost": r["storm"]["pio"]["dropped"] == 0 and
+        r["storm"]["pio"]["lost_words"] == 0 and
+        r["storm"]["pio"]["clean_presses"] == r["storm"]["pio"]["storms"],
+        "frame_cost_not_higher": r["cpu"]["pio"]["per_frame_us"] <= r["cpu"]["gpio"]["per_frame_us"],
+    }
+
+
+def run_pio(pico, args):
+    """Everything the PIO capture is measured by, beside the GPIO-interrupt capture."""
+    out = {}
+    errors = []
+    rows, lat, _tie = run_races(pico, args.trials, "pio", PIO_GAPS_US, errors)
+    by_gap = {}
+    for (gap, _map, _first), row in rows.items():
+        g = by_gap.setdefault(gap, {"gap_us": gap, "n": 0, "earlier_won": 0, "ties": 0})
+        for key in ("n", "earlier_won", "ties"):
+            g[key] += row[key]
+    out["pio_races"] = sorted(by_gap.values(), key=lambda g: g["gap_us"])
+    out["pio_stamp_error_us"] = {"min": min(errors), "max": max(errors),
+                                 "p50": pct(errors, 50), "n": len(errors)}
+    out["pio_latency_us"] = summary(lat)
+    out["irq_off"] = {k: run_irq_off(pico, k, 4, args.seed) for k in ("gpio", "pio")}
+    out["bounce_first_touch"] = {k: run_bounce(pico, k, 16) for k in ("gpio", "pio")}
+    out["storm"] = {k: run_storm(pico, k, 8) for k in ("gpio", "pio")}
+    out["cpu"] = {k: run_cpu(pico, k) for k in ("gpio", "pio")}
+    out["pio_goals"] = pio_goals(out)
+    return out
+
+
 def run_sim(args):
     import subprocess
     cmd = [sys.executable, str(ROOT / "tools" / "pico_sim.py")]
@@ -254,6 +495,8 @@ def main(argv=None):
     ap.add_argument("--play-s", type=int, default=45)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--no-sim", action="store_true", help="skip the whole-game pico-sim")
+    ap.add_argument("--only-pio", action="store_true",
+                    help="only the PIO capture's figures (beside the GPIO capture's)")
     args = ap.parse_args(argv)
     fw = find_firmware(args.firmware)
     import tempfile
@@ -261,6 +504,12 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         pico = make_pico(fw, tmp)
         try:
+            pio = run_pio(pico, args)
+            if args.only_pio:
+                pio["wall_s_pio"] = round(time.monotonic() - wall0, 1)
+                write(pio)
+                print_pio_tables(pio)
+                return
             rows, race_lat, tie_wins = run_races(pico, args.trials)
             play = run_play(pico, args.play_s, args.seed)
         finally:
@@ -291,9 +540,19 @@ def main(argv=None):
         "irq_latency_in_play_us": play.pop("press_latency_us"),
     }
     result.update(play)
+    result.update(pio)
     if not args.no_sim:
         result["pico_sim"] = run_sim(args)
     result["wall_s"] = round(time.monotonic() - wall0, 1)
+    write(result)
+    print_tables(result)
+    print()
+    print_pio_tables(result)
+    print("wrote %s" % OUT.relative_to(ROOT))
+
+
+def write(result):
+    """Merge `result` into build/pico-bench.json (keys others wrote are kept)."""
     old = {}
     if OUT.exists():
         try:
@@ -303,8 +562,47 @@ def main(argv=None):
     old.update(result)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(old, indent=1, sort_keys=True))
-    print_tables(result)
-    print("wrote %s" % OUT.relative_to(ROOT))
+
+
+def print_pio_tables(r):
+    gpio = {g["gap_us"]: g for g in r.get("races", ())}
+    print("Races: the GPIO-interrupt capture and the PIO capture (+ arbiter), both players "
+          "first, both pin maps")
+    print("| gap µs | races | GPIO earlier won | GPIO ties | GPIO misordered | PIO earlier won "
+          "| PIO ties | PIO misordered |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for g in r["pio_races"]:
+        o = gpio.get(g["gap_us"])
+        cells = ("%d | %d | %d" % (o["earlier_won"], o["ties"],
+                                   o["n"] - o["earlier_won"] - o["ties"] if g["gap_us"] else 0)
+                 if o else "- | - | -")
+        print("| %s | %d | %s | %d | %d | %d |" % (
+            g["gap_us"], g["n"], cells, g["earlier_won"], g["ties"],
+            g["n"] - g["earlier_won"] - g["ties"] if g["gap_us"] else 0))
+    e = r["pio_stamp_error_us"]
+    print("PIO stamp minus the edge's µs: min %s, max %s (%d stamps)" % (e["min"], e["max"], e["n"]))
+    print()
+    print("| measure | GPIO IRQ | PIO |")
+    print("| --- | --- | --- |")
+    g, p = r["irq_off"]["gpio"], r["irq_off"]["pio"]
+    print("| 20 ms interrupts off: presses inside, stamp error min..max µs | %d, %s..%s | %d, %s..%s |"
+          % (g["presses"], g["stamp_error_us"]["min"], g["stamp_error_us"]["max"],
+             p["presses"], p["stamp_error_us"]["min"], p["stamp_error_us"]["max"]))
+    g, p = r["bounce_first_touch"]["gpio"], r["bounce_first_touch"]["pio"]
+    print("| bounce at the first touch: first toucher won / ties / trials | %d / %d / %d | %d / %d / %d |"
+          % (g["first_won"], g["ties"], g["n"], p["first_won"], p["ties"], p["n"]))
+    g, p = r["storm"]["gpio"], r["storm"]["pio"]
+    print("| 50-edge storms: storm presses, clean presses, dropped, clean stamp error max µs | "
+          "%d, %d/%d, %d, %s | %d, %d/%d, %d, %s |"
+          % (g["storm_presses"], g["clean_presses"], g["storms"], g["dropped"],
+             g["clean_stamp_error_us"]["max"], p["storm_presses"], p["clean_presses"],
+             p["storms"], p["dropped"], p["clean_stamp_error_us"]["max"]))
+    g, p = r["cpu"]["gpio"], r["cpu"]["pio"]
+    print("| CPU per edge µs | %s | %s |" % (g["per_edge_us"], p["per_edge_us"]))
+    print("| CPU per frame (drain, nothing new) µs | %s | %s |" % (g["per_frame_us"], p["per_frame_us"]))
+    print()
+    print("PIO goals: " + ", ".join("%s %s" % (k, "met" if v else "MISSED")
+                                    for k, v in sorted(r["pio_goals"].items())))
 
 
 def print_tables(r):
@@ -314,7 +612,7 @@ def print_tables(r):
     print("| ---: | ---: | ---: | ---: | ---: |")
     for g in r["races"]:
         mis = g["n"] - g["earlier_won"] - g["ties"]
-        print("| %d | %d | %d | %d | %d |" % (g["gap_us"], g["n"], g["earlier_won"], g["ties"],
+        print("| %s | %d | %d | %d | %d |" % (g["gap_us"], g["n"], g["earlier_won"], g["ties"],
                                              mis if g["gap_us"] else 0))
     print("misordered_over_us: %s   same-instant ties won: P0 %d, P1 %d" % (
         r["misordered_over_us"], r["tie_wins"]["p0"], r["tie_wins"]["p1"]))

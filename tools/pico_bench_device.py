@@ -3,8 +3,12 @@
 # host schedules the button edges at exact guest times and reads the lines printed here.
 #
 #   races(pins, trials, window_us)   the capture and the arbiter deciding P0 against P1
+#                                    (kind="pio": the PIO capture instead of the GPIO IRQ)
 #   play(seconds, seed)              the app on the real ports, P0 pressed by the host,
 #                                    P1 the CPU: frame times, stamps, heap, GC, saves
+#   irq_off(kind, windows)           presses while interrupts are off for 20 ms
+#   storm(kind, storms)              50-edge bounce storms with a clean press inside
+#   cpu(kind, ms)                    CPU time the capture takes per edge and per frame
 #
 # Output lines: "R trial winner reason t0 t1" per race, "F start end screen" per frame
 # followed by "E t player button" for each press that frame drained, "S start end" per save, "G pause_us alloc"
@@ -30,12 +34,20 @@ def race_game(tie_priority):
     return g
 
 
-def races(pins, trials, timeout_us=200000):
+def capture(kind, pins, debounce_us=10000):
+    """The capture of that kind ("gpio": the GPIO-interrupt capture, "pio"), started."""
+    import machine
+    if kind == "pio":
+        from firmware.hw.buttons_pio import PioCapture
+        return PioCapture(pins, debounce_us).start(machine)
+    from firmware.hw.buttons import ButtonCapture
+    return ButtonCapture(pins, debounce_us).start(machine)
+
+
+def races(pins, trials, timeout_us=200000, kind="gpio"):
     """pins: the capture's pin map (gpio, player, name). For each trial the host presses
     B of both players; the arbiter decides; prints who won and both stamps."""
-    import machine
-    from firmware.hw.buttons import ButtonCapture
-    cap = ButtonCapture(pins, 10000).start(machine)
+    cap = capture(kind, pins)
     pads = (Pad(0, TWO_BUTTON), Pad(1, TWO_BUTTON))
     tie = 0
     evs = []
@@ -142,3 +154,89 @@ def play(seconds, seed, cpu_level=3, heap_every=15):
         time.sleep_ms(1)
     buttons.stop()
     print("DONE %d" % frames)
+
+
+def irq_off(kind, windows, off_us=20000):
+    """Interrupts off for off_us, `windows` times (as a flash erase does); the host
+    presses inside. Prints "W start end" per window, then "E t player button down" per
+    event and DONE."""
+    import machine
+    from firmware.boards import pico as board
+    cap = capture(kind, board.BUTTONS)
+    cap.drain()
+    print("READY")
+    evs = []
+    for _ in range(windows):
+        time.sleep_ms(30)
+        s = machine.disable_irq()
+        t0 = time.ticks_us()
+        while time.ticks_diff(time.ticks_us(), t0) < off_us:
+            pass
+        t1 = time.ticks_us()
+        machine.enable_irq(s)
+        print("W %d %d" % (t0, t1))
+        time.sleep_ms(30)
+        cap.drain(evs)
+    for e in cap.drain(evs):
+        print("E %d %d %s %d" % (e[0], e[1], e[2], 1 if e[3] else 0))
+    print("X %d" % cap.dropped)
+    cap.stop()
+    print("DONE")
+
+
+def storm(kind, storms, every_ms=120):
+    """The host makes `storms` 50-edge bounce storms on player 1's B, each with a clean
+    press of player 0's A inside. Prints the capture's counts, the events and DONE."""
+    from firmware.boards import pico as board
+    cap = capture(kind, board.BUTTONS)
+    cap.drain()
+    print("READY")
+    evs = []
+    for _ in range(storms):
+        time.sleep_ms(every_ms)
+        cap.drain(evs)
+    time.sleep_ms(50)
+    cap.drain(evs)
+    for e in evs:
+        print("E %d %d %s %d" % (e[0], e[1], e[2], 1 if e[3] else 0))
+    print("C %d %d %d %d" % (sum(cap.presses), sum(cap.bounces), cap.dropped,
+                             getattr(cap, "lost_words", 0)))
+    cap.stop()
+    print("DONE")
+
+
+def _spin(us):
+    end = time.ticks_add(time.ticks_us(), us)
+    n = 0
+    while time.ticks_diff(end, time.ticks_us()) > 0:
+        n += 1
+    return n
+
+
+def cpu(kind, ms):
+    """CPU time the capture costs. Per edge: a spin loop counts its turns for `ms`
+    without edges, then again while the host makes edges; the turns lost are the time
+    the capture's interrupts took. Per frame: drain() (with its poll) with nothing to
+    report, timed over many calls against the same loop without the call."""
+    from firmware.boards import pico as board
+    cap = capture(kind, board.BUTTONS)
+    cap.drain()
+    evs = []
+    n = 300
+    t0 = time.ticks_us()
+    for _ in range(n):
+        del evs[:]
+    empty = time.ticks_diff(time.ticks_us(), t0)
+    t0 = time.ticks_us()
+    for _ in range(n):
+        del evs[:]
+        cap.drain(evs)
+    frame = time.ticks_diff(time.ticks_us(), t0) - empty
+    print("F %d %d" % (frame, n))
+    print("READY")
+    quiet = _spin(ms * 1000)
+    busy = _spin(ms * 1000)
+    print("S %d %d %d" % (quiet, busy, ms * 1000))
+    print("X %d %d %d" % (sum(cap.presses), sum(cap.bounces), cap.dropped))
+    cap.stop()
+    print("DONE")
