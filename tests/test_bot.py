@@ -515,3 +515,28 @@ def test_cpu_vs_cpu_games_identical_on_micropython_and_cpython():
     st = selfplay.play(7, ("hard", "normal"), start_us=(1 << 30) - 5000000)
     assert lines[0] == "standard hard-normal " + selfplay.summary(st)
     assert st["over"]
+
+
+def test_the_neg_ln_table_is_exactly_the_rounded_logarithm():
+    # The timing model's one table: -ln(0.5 + i/128) in Q16, rounded; ln 2 likewise.
+    from shared_rules import bot as bot_module
+    assert len(bot_module._NEG_LN) == 65
+    for i, v in enumerate(bot_module._NEG_LN):
+        assert v == round(-math.log(0.5 + i / 128) * 65536), i
+    assert bot_module._LN2_Q16 == round(math.log(2) * 65536)
+
+
+def test_the_documented_level_table_is_the_code_s():
+    # docs/SIMULATION.md shows the one place to tune the CPU levels; it must be the table
+    # the bot plays with, number for number.
+    from tests.helpers import ROOT
+    text = (ROOT / "docs" / "SIMULATION.md").read_text(encoding="utf-8")
+    lines = text[text.index("| level  | mu "):].splitlines()
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = {k: int(v) for k, v in zip(head[1:], cells[1:])}
+    assert rows == LEVELS

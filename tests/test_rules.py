@@ -778,3 +778,34 @@ def test_r37_a_game_restored_near_the_default_target_ends_at_exactly_100(before,
     assert g.scores == [0, before + 3]
     assert (g.phase == OVER) == over
     assert g.winner == (0 if over else None)
+
+
+def test_r1_only_the_ints_0_to_51_are_cards():
+    from shared_rules.cards import is_card
+    assert all(is_card(c) for c in range(52))
+    for bad in (-1, 52, 53, 99, True, False, 1.0, "1", None):
+        assert not is_card(bad), bad
+
+
+def test_r40_below_is_uniform_by_rejection_exactly_as_specified():
+    # A replay made on one machine must deal the same anywhere: below(n) draws next32()
+    # and rejects draws at or above the largest multiple of n under 2**32.
+    from shared_rules.rng import Rng
+
+    def reference(seed, n, count):
+        r = Rng(seed)
+        out = []
+        for _ in range(count):
+            limit = (1 << 32) // n * n
+            x = r.next32()
+            while x >= limit:
+                x = r.next32()
+            out.append(x % n)
+        return out
+
+    for n in (1, 2, 52, 3 << 30, (1 << 32) - 1):     # the large n reject often
+        r = Rng(9)
+        assert [r.below(n) for _ in range(200)] == reference(9, n, 200), n
+    for bad in (0, -3):
+        with pytest.raises(ValueError):
+            Rng(1).below(bad)
