@@ -6,6 +6,7 @@ import ast
 import importlib.util
 import json
 import math
+import re
 import os
 import subprocess
 import sys
@@ -402,6 +403,58 @@ def test_the_checker_catches_lost_cards_refusals_and_endless_games(monkeypatch):
     st = selfplay.play(1, ("easy", "easy"), max_us=20 * 10 ** 6)
     assert any("never ends" in v for v in st["violations"])
 
+
+
+class PressesSeven(Bot):
+    """Player 1's bot presses a button the two-button pad does not have."""
+
+    def next_press(self, now_us):
+        press = super().next_press(now_us)
+        if press is not None and self.player == 1:
+            return press[0], 7
+        return press
+
+
+class PressesAhead(Bot):
+    """Stamps its presses 1 ms in the future."""
+
+    def next_press(self, now_us):
+        press = super().next_press(now_us)
+        if press is not None:
+            return (press[0] + 1000) % (1 << 30), press[1]
+        return press
+
+
+class NeverWakes(Bot):
+    def due_us(self):
+        return None
+
+    def next_press(self, now_us):
+        return None
+
+
+def test_the_checker_catches_bad_buttons_future_stamps_and_a_stuck_loop(monkeypatch):
+    monkeypatch.setattr(selfplay, "Bot", PressesSeven)
+    st = selfplay.play(1, ("hard", "hard"), max_us=60 * 10 ** 6)
+    assert "bot 1 pressed button 7" in st["violations"]
+    monkeypatch.setattr(selfplay, "Bot", PressesAhead)
+    st = selfplay.play(1, ("hard", "hard"), max_us=60 * 10 ** 6)
+    assert any(re.fullmatch(r"bot [01] stamp \d+ out of order \(now \d+\)", v)
+               for v in st["violations"]), st["violations"][:3]
+    monkeypatch.setattr(selfplay, "Bot", NeverWakes)
+    st = selfplay.play(1, ("hard", "hard"))
+    assert st["violations"] == ["stuck: nothing to do in phase ready, round 1"]
+    assert st["presses"] == 0 and st["actions"] == 0
+
+
+def test_play_counts_every_press_it_records():
+    record = []
+    st = selfplay.play(2, ("normal", "hard"), record=record)
+    assert st["violations"] == [] and st["over"]
+    assert st["presses"] == len(record) > 0
+    # every action handed to the arbiter was applied or refused, or still queued at the end
+    assert st["actions"] + st["refused"] <= len([r for r in record if r[3] is not None])
+    assert 0 < st["plays"] <= st["actions"]
 
 # ---- tools/simulate.py ------------------------------------------------------------
 def load_simulate():

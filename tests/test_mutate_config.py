@@ -72,7 +72,8 @@ def test_each_equivalent_mutant_names_existing_code_and_says_why(entry):
     lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
     # The mutated line is still in the file, inside the named function (or at top level).
     hits = [n for n, line in enumerate(lines, 1) if line.strip() == entry["before"].split(" / ")[0]]
-    assert hits, "%s no longer has the line %r" % (path, entry["before"])
+    assert hits, ("%s no longer has the line %r: update or delete this entry of "
+                  "tools/mutate_equivalents.toml" % (path, entry["before"]))
     if entry["function"]:
         spans = functions_of(path).get(entry["function"], [])
         assert spans, "%s has no def or class %s" % (path, entry["function"])
