@@ -379,3 +379,33 @@ def test_r19_r20_a_press_stamped_at_the_instant_of_the_opponents_play_but_read_l
     arb.press(("play", 0, 0, 0), 1000)
     assert arb.settle(3100) == [(("play", 0, 0, 0), 1000, BEATEN)]
     assert arb.races == 1 and arb.beaten_by_us == [0, 0]
+
+
+@pytest.mark.parametrize("priority", [0, 1])
+def test_r21_a_tie_after_an_earlier_press_in_the_same_settle_still_goes_by_priority(priority):
+    # Player 0 plays 4C on 5D first; 0.4 ms later both touch 8S in the same instant and
+    # player 0's press happens to be read first. The tie goes to the priority player.
+    g = race_game()
+    g.tie_priority = priority
+    arb = Arbiter(g)
+    arb.press(("play", 0, 2, 1), 100)
+    arb.press(("play", 0, 0, 0), 500)
+    arb.press(("play", 1, 0, 0), 500)
+    res = arb.settle(5000)
+    assert res[0] == (("play", 0, 2, 1), 100, None)
+    assert {a[1]: r for a, t, r in res[1:]} == {priority: None, 1 - priority: BEATEN}
+    assert arb.ties == 1 and g.tie_priority == 1 - priority
+
+
+@pytest.mark.parametrize("priority", [0, 1])
+def test_r21_one_players_own_presses_never_tie_with_each_other(priority):
+    # Player 0 taps 9D and 7H, both fitting 8S, in one instant: the first pressed goes
+    # down, the second no longer fits. No race, no tie, the priority is unchanged.
+    g = layout(["9D", "7H", "4C", E, E], ["KC", "2H", E, E, E], ["8S", "5D"],
+               hands=("3C", "4S"))
+    g.tie_priority = priority
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 100)
+    arb.press(("play", 0, 1, 0), 100)
+    assert arb.settle(5000) == [(("play", 0, 0, 0), 100, None), (("play", 0, 1, 0), 100, NO_FIT)]
+    assert arb.ties == 0 and arb.races == 0 and g.tie_priority == priority

@@ -593,3 +593,15 @@ def test_the_documented_level_table_is_the_code_s():
         cells = [c.strip() for c in line.strip("|").split("|")]
         rows[cells[0]] = {k: int(v) for k, v in zip(head[1:], cells[1:])}
     assert rows == LEVELS
+
+
+def test_an_exponential_draw_of_a_zero_word_is_the_largest_not_a_hang():
+    # next32() words below 256 leave a zero after the shift: -ln of the smallest step.
+    from shared_rules.bot import exp_q16
+
+    class Zero:
+        def next32(self):
+            return 255
+
+    assert exp_q16(Zero()) == neg_ln_q16(1)
+    assert abs(neg_ln_q16(1) - math.log(1 << 24) * 65536) <= 8

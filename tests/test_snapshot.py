@@ -323,3 +323,12 @@ def test_r39_from_layout_refuses_a_side_without_exactly_five_stockpiles(side, n)
 def test_r39_from_layout_refuses_bad_hands_and_piles(hands, piles):
     with pytest.raises(ValueError):
         Game.from_layout([[[7], [], [], [], []], [[8], [], [], [], []]], hands, piles)
+
+
+def test_rules_are_equal_exactly_when_their_options_are():
+    assert Rules() == Rules() == Rules.from_dict({})
+    assert Rules(points=True, target=50) == Rules.from_dict({"points": True, "target": 50})
+    assert Rules(points=True) != Rules() and Rules(manual_flip=True) != Rules()
+    assert Rules(target=99) != Rules()
+    assert Rules() != {"points": False, "manual_flip": False, "target": 100}
+    assert Game.restore(Game(seed=1, rules=Rules(points=True)).snapshot()).rules == Rules(points=True)
