@@ -624,6 +624,7 @@ def _check_snapshot(d):
           isinstance(sd[1], bool), "said")
     en = d["ending"]
     _need(en is None or (isinstance(en, dict) and en.get("end") in ("out", "stalled") and
-                         (en.get("out") is None or en.get("out") in (0, 1))), "ending")
+                         (en.get("out") is None or
+                          (en.get("out") in (0, 1) and _is_int(en.get("out"))))), "ending")
     _need(d["phase"] != SLAP or (d["ending"] is not None and len(pl) > 0), "slap without an ending")
     _need(d["last_round"] is None or isinstance(d["last_round"], dict), "last_round")

@@ -6,6 +6,7 @@ import ast
 import importlib.util
 import json
 import math
+import re
 import os
 import subprocess
 import sys
@@ -403,6 +404,58 @@ def test_the_checker_catches_lost_cards_refusals_and_endless_games(monkeypatch):
     assert any("never ends" in v for v in st["violations"])
 
 
+
+class PressesSeven(Bot):
+    """Player 1's bot presses a button the two-button pad does not have."""
+
+    def next_press(self, now_us):
+        press = super().next_press(now_us)
+        if press is not None and self.player == 1:
+            return press[0], 7
+        return press
+
+
+class PressesAhead(Bot):
+    """Stamps its presses 1 ms in the future."""
+
+    def next_press(self, now_us):
+        press = super().next_press(now_us)
+        if press is not None:
+            return (press[0] + 1000) % (1 << 30), press[1]
+        return press
+
+
+class NeverWakes(Bot):
+    def due_us(self):
+        return None
+
+    def next_press(self, now_us):
+        return None
+
+
+def test_the_checker_catches_bad_buttons_future_stamps_and_a_stuck_loop(monkeypatch):
+    monkeypatch.setattr(selfplay, "Bot", PressesSeven)
+    st = selfplay.play(1, ("hard", "hard"), max_us=60 * 10 ** 6)
+    assert "bot 1 pressed button 7" in st["violations"]
+    monkeypatch.setattr(selfplay, "Bot", PressesAhead)
+    st = selfplay.play(1, ("hard", "hard"), max_us=60 * 10 ** 6)
+    assert any(re.fullmatch(r"bot [01] stamp \d+ out of order \(now \d+\)", v)
+               for v in st["violations"]), st["violations"][:3]
+    monkeypatch.setattr(selfplay, "Bot", NeverWakes)
+    st = selfplay.play(1, ("hard", "hard"))
+    assert st["violations"] == ["stuck: nothing to do in phase ready, round 1"]
+    assert st["presses"] == 0 and st["actions"] == 0
+
+
+def test_play_counts_every_press_it_records():
+    record = []
+    st = selfplay.play(2, ("normal", "hard"), record=record)
+    assert st["violations"] == [] and st["over"]
+    assert st["presses"] == len(record) > 0
+    # every action handed to the arbiter was applied or refused, or still queued at the end
+    assert st["actions"] + st["refused"] <= len([r for r in record if r[3] is not None])
+    assert 0 < st["plays"] <= st["actions"]
+
 # ---- tools/simulate.py ------------------------------------------------------------
 def load_simulate():
     spec = importlib.util.spec_from_file_location("simulate_tool", ROOT / "tools/simulate.py")
@@ -515,3 +568,40 @@ def test_cpu_vs_cpu_games_identical_on_micropython_and_cpython():
     st = selfplay.play(7, ("hard", "normal"), start_us=(1 << 30) - 5000000)
     assert lines[0] == "standard hard-normal " + selfplay.summary(st)
     assert st["over"]
+
+
+def test_the_neg_ln_table_is_exactly_the_rounded_logarithm():
+    # The timing model's one table: -ln(0.5 + i/128) in Q16, rounded; ln 2 likewise.
+    from shared_rules import bot as bot_module
+    assert len(bot_module._NEG_LN) == 65
+    for i, v in enumerate(bot_module._NEG_LN):
+        assert v == round(-math.log(0.5 + i / 128) * 65536), i
+    assert bot_module._LN2_Q16 == round(math.log(2) * 65536)
+
+
+def test_the_documented_level_table_is_the_code_s():
+    # docs/SIMULATION.md shows the one place to tune the CPU levels; it must be the table
+    # the bot plays with, number for number.
+    from tests.helpers import ROOT
+    text = (ROOT / "docs" / "SIMULATION.md").read_text(encoding="utf-8")
+    lines = text[text.index("| level  | mu "):].splitlines()
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = {k: int(v) for k, v in zip(head[1:], cells[1:])}
+    assert rows == LEVELS
+
+
+def test_an_exponential_draw_of_a_zero_word_is_the_largest_not_a_hang():
+    # next32() words below 256 leave a zero after the shift: -ln of the smallest step.
+    from shared_rules.bot import exp_q16
+
+    class Zero:
+        def next32(self):
+            return 255
+
+    assert exp_q16(Zero()) == neg_ln_q16(1)
+    assert abs(neg_ln_q16(1) - math.log(1 << 24) * 65536) <= 8
