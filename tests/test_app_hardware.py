@@ -173,10 +173,12 @@ def test_display_without_a_driver_builds_the_ssd1306_128x64_at_0x3c(monkeypatch)
             self.shown += 1
 
     monkeypatch.setitem(sys.modules, "ssd1306", types.SimpleNamespace(SSD1306_I2C=FakeSSD1306))
-    d = Display("i2c-bus")
+    d = Display("i2c-bus", framebuf_module=framebuf)
     assert made[0] == (128, 64, "i2c-bus", 0x3C)
-    assert d.width == 128 and d.pages == 8 and d.fb is d.oled and d.oled.shown == 1
-    assert len(d.oled.buffer) == 1024
+    assert d.width == 128 and d.pages == 8 and d.ok
+    # The app draws into the port's own buffer (kept whatever happens to the driver),
+    # and the driver's own set-up is the only clear: no second full frame is sent.
+    assert d.fb is not d.oled and len(d.buffer) == 1024 and d.oled.shown == 0
 
 
 def test_buzzer_ends_a_tune_with_a_frequency_but_no_duration_quietly():

@@ -600,8 +600,8 @@ def test_an_exponential_draw_of_a_zero_word_is_the_largest_not_a_hang():
     from shared_rules.bot import exp_q16
 
     class Zero:
-        def next32(self):
-            return 255
+        def next24(self):               # next32() >> 8 of the word 255
+            return 0
 
     assert exp_q16(Zero()) == neg_ln_q16(1)
     assert abs(neg_ln_q16(1) - math.log(1 << 24) * 65536) <= 8
