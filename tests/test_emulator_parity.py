@@ -1,4 +1,4 @@
-"""Fidelity of the emulator's screen (issue 5): the key screens of a real game, drawn
+"""Fidelity of the emulator's screen: the key screens of real games, drawn
 by the firmware's view through the app, come out byte for byte the same from the
 real MicroPython binary with its C framebuf and from CPython with the emulator's
 pure-Python stand-in (desktop_emulator/screens.py is the driver for both)."""
