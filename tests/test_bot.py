@@ -15,7 +15,8 @@ import pytest
 
 from shared_rules import selfplay
 from shared_rules.arbiter import Arbiter, ticks_diff, BEATEN
-from shared_rules.bot import Bot, LEVELS, LEVEL_NAMES, neg_ln_q16, reaction_us, step_us
+from shared_rules.bot import (Bot, LEVELS, LEVEL_NAMES, ALL_LEVELS, MASHER, neg_ln_q16,
+                              reaction_us, step_us)
 from shared_rules.cards import card
 from shared_rules.game import Game, Rules, PLAY, READY, SLAP
 from shared_rules.pad import A, B, Pad
@@ -86,7 +87,7 @@ def draws(level, fn, n=500, seed=123):
 
 
 @pytest.mark.parametrize("level,lo_ms,hi_ms", [
-    ("hard", 175, 205), ("normal", 310, 370), ("easy", 520, 640)])
+    ("hard", 175, 205), ("normal", 235, 285), ("easy", 520, 640)])
 def test_reaction_time_mean_per_level(level, lo_ms, hi_ms):
     xs = draws(level, reaction_us)
     mean = sum(xs) / len(xs)
@@ -477,13 +478,18 @@ def test_simulate_soak_all_pairings_has_no_violations(tmp_path):
     assert d["violations"] == 0
     pairs = [(p["a"], p["b"]) for p in d["pairings"]]
     assert pairs == [("hard", "normal"), ("normal", "easy"), ("hard", "easy"),
-                     ("hard", "hard"), ("normal", "normal"), ("easy", "easy")]
+                     ("hard", "hard"), ("normal", "normal"), ("easy", "easy"),
+                     ("easy", "masher"), ("normal", "masher")]
+    assert d["fumble_ms"] == 1250
     for p in d["pairings"]:
         assert p["games"] == 6
         for key in ("a_win_rate", "draws", "mean_rounds", "mean_minutes", "races_per_game",
-                    "ties_per_game", "stalls_per_round", "plays_per_minute"):
+                    "ties_per_game", "stalls_per_round", "plays_per_minute",
+                    "fumbles_per_game"):
             assert key in p
         assert p["mean_minutes"] > 0 and p["plays_per_minute"] > 0
+    assert {t["target"].split(":")[0] for t in d["targets"]} >= {
+        "easy beats masher", "normal beats masher"}
     assert "violations: 0" in r.stdout and "hard-normal" in r.stdout
 
 
@@ -605,3 +611,68 @@ def test_an_exponential_draw_of_a_zero_word_is_the_largest_not_a_hang():
 
     assert exp_q16(Zero()) == neg_ln_q16(1)
     assert abs(neg_ln_q16(1) - math.log(1 << 24) * 65536) <= 8
+
+
+# ---- the blind masher, the fumble and the anticipated slap ----------------------------
+def test_the_masher_presses_b_then_a_four_times_a_second_each_and_reads_nothing():
+    assert MASHER in ALL_LEVELS and MASHER not in LEVEL_NAMES     # not a menu level
+    assert LEVELS[MASHER]["mash"] == 250000
+    assert all(LEVELS[lv]["mash"] == 0 for lv in LEVEL_NAMES)
+    g = layout(["2C", "4D", "2H", "4H", "5S"], IDLE_P1, ["8C", "KD"])
+    bot = Bot(0, MASHER, 3)
+    presses, results = run_frames(g, [bot], 10000)
+    buttons = [p[2] for p in presses]
+    assert buttons[:6] == [B, A, B, A, B, A]
+    assert all(buttons[k] != buttons[k + 1] for k in range(len(buttons) - 1))
+    for button in (A, B):
+        ts = [p[1] for p in presses if p[2] == button]
+        per_s = (len(ts) - 1) * 1000000 / (ts[-1] - ts[0])
+        assert 3.9 < per_s < 4.1
+    gaps = [b[1] - a[1] for a, b in zip(presses, presses[1:])]
+    assert 120000 < sum(gaps) / len(gaps) < 130000 and len(set(gaps)) > 5   # no perfect time
+    # Blind: nothing fits, nothing can fill, and it presses all the same, through the pad.
+    assert results and all(r is not None for a, t, r in results)
+    assert all(p[3] is None or p[3][0] == "play" for p in presses)
+
+
+def test_a_fumbled_bot_drops_its_plan_and_presses_nothing_until_its_buttons_live():
+    g = layout(["2C", "4D", "9H", "4H", "5S"], IDLE_P1, ["8C", "KD"])
+    bot = Bot(0, "hard", 5)
+    bot.observe(g, 0, 0)
+    bot.fumbled(900000, 1000)
+    ts = []
+    for now in range(0, 3000000, 1000):
+        pr = bot.next_press(now)
+        if pr is not None:
+            ts.append(pr[0])
+    assert ts and min(ts) >= 900000
+    masher = Bot(0, MASHER, 5)
+    masher.observe(g, 0, 0)
+    masher.fumbled(900000, 1000)                      # it reads nothing: it keeps pressing
+    first = masher.next_press(300000)
+    assert first is not None and first[0] < 300000
+
+
+def test_a_bot_that_plays_its_last_card_slaps_without_waiting_to_see_the_slap():
+    # Player 0's last stockpile card (6C) goes onto 7S; the piles will be 3 and 1.
+    g = layout(["6C", "", "", "", ""], IDLE_P1, ["8S 7S", "KD"], hands=("", ""))
+    bot = Bot(0, "normal", 9)
+    presses, results = run_frames(g, [bot], 3000)
+    kinds = [a[0] for a in applied(results)]
+    assert kinds == ["play", "slap"]
+    slap = [r for r in results if r[0][0] == "slap"][0]
+    play = [r for r in results if r[0][0] == "play"][0]
+    assert slap[0] == ("slap", 0, 1)                  # the smaller pile
+    # A reaction after its own last card, not a reaction to the slap plus a planning step.
+    gap = slap[1] - play[1]
+    assert LEVELS["normal"]["rt_min"] <= gap < 600000
+
+
+def test_looking_beats_pressing_blindly_in_a_few_games():
+    wins = 0
+    for seed in range(6):
+        lv = ("normal", MASHER) if seed % 2 == 0 else (MASHER, "normal")
+        st = selfplay.play(seed, lv)
+        assert not st["violations"] and st["fumbles"] > 0
+        wins += st["winner"] == (0 if seed % 2 == 0 else 1)
+    assert wins >= 5

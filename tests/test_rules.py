@@ -1,4 +1,5 @@
-"""One or more tests per rule of RULES.md, named after the rule (R1-R40).
+"""One or more tests per rule of RULES.md, named after the rule (R1-R42; R41, the
+fumble, is the device's conduct: tests/test_app_fumble.py).
 
 Scenarios are built with Game.from_layout from card names (tests/helpers.py): stockpiles
 are five strings per player, bottom card first; piles likewise.
@@ -556,16 +557,14 @@ def test_r36_each_card_left_on_stockpiles_and_spit_stack_scores_a_point():
 def test_r37_reaching_the_target_ends_the_game_lower_score_wins():
     g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
                hands=("2C 3C", "4D"), rules=Rules(points=True, target=4))
-    g.apply(("play", 0, 0, 0))
-    g.apply(("slap", 0, 0))
+    assert g.apply(("play", 0, 0, 0)) is None
     assert g.phase == OVER and g.winner == 0 and g.scores == [2, 4]
 
 
 def test_r37_equal_scores_are_a_draw():
     g = layout(["5H", E, E, E, E], ["9C", "KD", E, E, E], ["4H", "7S 8S"],
                hands=("2C 3C", ""), rules=Rules(points=True, target=2))
-    g.apply(("play", 0, 0, 0))
-    g.apply(("slap", 0, 0))
+    assert g.apply(("play", 0, 0, 0)) is None
     assert g.phase == OVER and g.scores == [2, 2] and g.winner is None
 
 
@@ -578,6 +577,47 @@ def test_r38_in_points_nobody_wins_by_running_out_the_deck_is_dealt_afresh():
     assert g.last_round["redeal"] is True
     assert held(g, 0) == 26 and held(g, 1) == 26
     assert g.scores == [0, 3 + len(rest)]
+
+
+def test_r42_a_round_that_reaches_the_target_ends_the_game_with_no_slap():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"), rules=Rules(points=True, target=10))
+    g.scores = [0, 6]                                  # player 1 reaches 6 + 4 = 10
+    assert g.apply(("play", 0, 0, 0)) is None          # player 0 goes out: round over
+    assert g.phase == OVER and g.winner == 0 and g.scores == [2, 10]
+    assert g.last_round["slap"] is None
+    # each player keeps the pile they started (R26 ruling), so all cards stay (R29)
+    assert g.last_round["took"] == [2, 2]
+    assert sorted(g.hand[0]) == sorted(cards("4H 5H 2C 3C"))
+    assert sorted(g.hand[1]) == sorted(cards("7S 8S 9C KD QD 4D"))
+    assert g.apply(("slap", 0, 0)) == NOT_NOW
+
+
+def test_r42_below_the_target_the_round_still_ends_with_a_slap():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"), rules=Rules(points=True, target=11))
+    g.scores = [0, 6]                                  # 6 + 4 = 10 < 11
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.phase == SLAP
+    assert g.apply(("slap", 1, 1)) is None
+    assert g.phase == READY and g.scores == [2, 10] and g.round == 2
+
+
+def test_r42_a_stalled_single_pile_tie_reaching_the_target_needs_no_slap():
+    # R33 would ask for a slap (equal stockpile counts); R42 ends the game first.
+    g = layout(["3C", "9C", E, E, E], ["9D", E, E, E, E], ["2S"], hands=("", ""),
+               rules=Rules(points=True, target=3))
+    g.scores = [1, 2]
+    assert g.apply(("play", 0, 0, 0)) is None          # now nobody can play: stalled
+    assert g.phase == OVER and g.scores == [2, 3] and g.winner == 0
+    assert sorted(all_cards(g)) == sorted(cards("3C 9C 9D 2S"))
+
+
+def test_r42_the_standard_game_is_unchanged():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"))
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.phase == SLAP
 
 
 # ---- Conduct of the device ------------------------------------------------------------

@@ -376,8 +376,34 @@ class PicoMachine:
         head.append("seed %d" % info["seed"])
         return "\n".join(head + info["records"]) + "\n"
 
-    def records_lost(self):
-        return self.finish()["lost"]
+    # The session's recordings, as the command line writes them (session.Machine has
+    # the same): the board keeps only the game it played last.
+    def end_recording(self):
+        pass
+
+    @property
+    def games(self):
+        text = self.replay_text() if self.app.start_t is not None else None
+        return [BoardGame(text, self.finish()["lost"])] if text else []
+
+
+class BoardGame:
+    """The board's recording, shaped like session.RecordedGame."""
+
+    def __init__(self, text, lost):
+        self._text = text
+        self.lost = lost
+
+    @property
+    def replay(self):
+        return self
+
+    @property
+    def records(self):
+        return self
+
+    def text(self):
+        return self._text
 
 
 def replay_edges(loaded, gpio):
