@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | 
 HEADLESS := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: test bench setup setup-play clean golden simulate
+.PHONY: test bench setup setup-play clean golden simulate mutate
 
 setup: $(STAMP)
 setup-play: $(PLAY_STAMP)
@@ -37,6 +37,20 @@ test: $(STAMP) pico-setup web chromium
 bench: $(STAMP)
 	$(PY) tools/bench_rules.py
 	$(PY) tools/bench_irq_fairness.py
+
+# Mutation testing of shared_rules/ and firmware/hw/ (docs/TESTING.md); not part of
+# `make test`. FILES= limits it to some files, SAMPLE= sets mutants per file (or all),
+# JOBS= runs that many mutants at once, SEED= draws another sample.
+MUTATE_STAMP := $(VENV)/.mutate-$(shell cksum < requirements-mutate.txt | cut -d' ' -f1)
+
+$(MUTATE_STAMP): requirements-mutate.txt $(STAMP)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-mutate.txt
+	rm -f $(VENV)/.mutate-*
+	touch $@
+
+mutate: $(STAMP) $(MUTATE_STAMP)
+	$(PY) tools/mutate.py $(if $(FILES),--files $(FILES)) $(if $(SAMPLE),--sample $(SAMPLE)) \
+	  $(if $(JOBS),--jobs $(JOBS)) $(if $(SEED),--seed $(SEED))
 
 # Regenerate the golden playthrough transcripts (only when a rule change is intended).
 golden: $(STAMP)

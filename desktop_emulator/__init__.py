@@ -1,4 +1,4 @@
-"""The desktop emulator of the Spit handheld (issue 5).
+"""The desktop emulator of the Spit handheld.
 
 It runs ``firmware``'s app unchanged through desktop stand-ins for the hardware ports
 (DESIGN.md "ports"):
@@ -20,6 +20,8 @@ session    the app wired to the ports; window/headless/terminal loops;
 screens    the key screens, reached by a real game on a simulated
            clock (golden PNGs, MicroPython parity, docs)
 cli        ``python -m desktop_emulator``
+pico/      ``--engine pico``: the real firmware on an emulated RP2040
+           (rp2040js under Node, driven from Python)
 =========  ===========================================================
 
 See docs/EMULATOR.md.

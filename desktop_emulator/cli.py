@@ -1,13 +1,15 @@
 """``python -m desktop_emulator``: the command line.
 
 Every mistake on the command line, and every replay that cannot be read, ends with
-one line on stderr and exit status 2 (no traceback); so does a missing display.
+one line on stderr and exit status 2 (no traceback); so do a missing display, an
+output file or folder that cannot be written, and a terminal too small for --terminal.
 """
 
 import argparse
 import os
 import random
 import sys
+import tempfile
 
 from desktop_emulator import session
 from desktop_emulator.session import LEVELS
@@ -128,13 +130,17 @@ def build_parser():
                           "(headless default: over)")
     run.add_argument("--frames", type=positive_int, metavar="N",
                      help="stop after N frames")
-    run.add_argument("--speed", type=speed_float, default=1.0, metavar="X",
-                     help="--terminal: X times real time (0: as fast as possible)")
+    run.add_argument("--speed", type=speed_float, default=None, metavar="X",
+                     help="--terminal only: X times real time (0: as fast as possible; "
+                          "--headless always runs as fast as it can, the window at real "
+                          "time)")
     run.add_argument("--start-near-wrap", action="store_true",
                      help="start the clock 2 s before its 2**30 us wrap")
     rec = p.add_argument_group("replays and output")
     rec.add_argument("--record", metavar="FILE",
-                     help="write the game's replay (seed, rules, stamped button events)")
+                     help="write the game's replay (seed, rules, fumble time, stamped "
+                          "button events); every further game of the session (a rematch) "
+                          "goes to FILE-2, FILE-3 ... (game-2.txt for game.txt)")
     rec.add_argument("--replay", metavar="FILE",
                      help="play a replay back (headless or in the window)")
     rec.add_argument("--screenshot", metavar="FILE",
@@ -166,6 +172,11 @@ def build_parser():
 def parse_args(argv):
     """-> argparse.Namespace, checked; UsageError (one line) if anything is wrong."""
     args = build_parser().parse_args(argv)
+    if args.speed is not None and not args.terminal:
+        raise UsageError("--speed is for --terminal (--headless runs as fast as it can, "
+                         "the window at real time)")
+    if args.speed is None:
+        args.speed = 1.0
     if args.replay is not None:
         for flag, value in (("--p0", args.p0), ("--p1", args.p1), ("--seed", args.seed),
                             ("--rules", args.rules),
@@ -221,6 +232,61 @@ def _fail(message, code=EXIT_USAGE):
     return code
 
 
+def _why_not(e):
+    return getattr(e, "strerror", None) or str(e) or e.__class__.__name__
+
+
+def _probe(directory):
+    """Can a file be created in this directory? None, or why not (a real attempt:
+    permissions, a read-only file system, a full disk...)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".spit-probe-", dir=directory)
+    except OSError as e:
+        return _why_not(e)
+    os.close(fd)
+    os.remove(name)
+    return None
+
+
+def unwritable_file(path):
+    """Why `path` cannot be written as a file, or None."""
+    full = os.path.abspath(path)
+    d = os.path.dirname(full)
+    if os.path.isdir(full):
+        return "it is a directory"
+    if not os.path.isdir(d):
+        return "no such directory"
+    if os.path.exists(full) and not os.access(full, os.W_OK):
+        return "permission denied"
+    return _probe(d)
+
+
+def unwritable_dir(path):
+    """Why frames cannot be written into directory `path` (made if missing), or None."""
+    full = os.path.abspath(path)
+    if os.path.exists(full) and not os.path.isdir(full):
+        return "not a directory"
+    if os.path.isdir(full):
+        return _probe(full)
+    if not os.path.isdir(os.path.dirname(full)):
+        return "no such parent directory"
+    return _probe(os.path.dirname(full))
+
+
+def terminal_too_small(out, columns=128, lines=34):
+    """For --terminal: why `out`'s terminal cannot show the screen, or None (also
+    when `out` is not a terminal: a pipe or a file takes any width)."""
+    try:
+        size = os.get_terminal_size(out.fileno())
+    except (OSError, ValueError, AttributeError):
+        return None
+    if size.columns >= columns and size.lines >= lines:
+        return None
+    return ("this terminal is %dx%d; the demo needs at least %d columns and %d lines: "
+            "enlarge the window or make the font smaller, or play it in the window "
+            "(make play)" % (size.columns, size.lines, columns, lines))
+
+
 def main(argv=None, clock=None, on_frame=None, stdout=None):
     """The command line. `clock`, `on_frame` are for tests (a SimClock instead of the
     real clock; a callback before each window frame, to post synthetic key events)."""
@@ -237,25 +303,23 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
             loaded = session.load_replay(args.replay)
         except session.ReplayError as e:
             return _fail(str(e))
-    if args.record is not None:
-        d = os.path.dirname(os.path.abspath(args.record))
-        if not os.path.isdir(d):
-            return _fail("cannot record to %s: no such directory" % args.record)
-    if args.screenshot is not None:
-        d = os.path.dirname(os.path.abspath(args.screenshot))
-        if not os.path.isdir(d):
-            return _fail("cannot save a screenshot to %s: no such directory" % args.screenshot)
+    # Every output is checked before the game starts: a game is never played for a
+    # file that cannot be written.
+    for flag, value, what in (("--record", args.record, "cannot record to"),
+                              ("--screenshot", args.screenshot, "cannot save a screenshot to"),
+                              ("--gif", args.gif, "cannot write a GIF to")):
+        if value is not None:
+            why = unwritable_file(value)
+            if why:
+                return _fail("%s %s: %s" % (what, value, why))
     if args.dump_frames is not None:
-        d = os.path.abspath(args.dump_frames)
-        if os.path.exists(d) and not os.path.isdir(d):
-            return _fail("--dump-frames %s: not a directory" % args.dump_frames)
-        if not os.path.isdir(os.path.dirname(d)):
-            return _fail("--dump-frames %s: no such parent directory" % args.dump_frames)
-    if args.gif is not None:
-        d = os.path.dirname(os.path.abspath(args.gif))
-        if os.path.isdir(args.gif) or not os.path.isdir(d):
-            return _fail("cannot write a GIF to %s: %s" % (
-                args.gif, "a directory" if os.path.isdir(args.gif) else "no such directory"))
+        why = unwritable_dir(args.dump_frames)
+        if why:
+            return _fail("--dump-frames %s: %s" % (args.dump_frames, why))
+    if args.terminal:
+        why = terminal_too_small(out)
+        if why:
+            return _fail(why)
     windowed = not (args.headless or args.terminal)
     if windowed:
         why = display_missing()
@@ -276,6 +340,8 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
         return _run(args, loaded, windowed, clock, on_frame, out, pico)
     except session.StopRun as e:
         return _fail(str(e), 1)
+    except session.OutputError as e:
+        return _fail(str(e))
     except Exception as e:
         if pico is None or not _is_device_error(e):
             raise
@@ -335,7 +401,11 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
         clock = pico.clock                        # frames are timed in the chip's time
     if args.dump_frames is not None:
         from desktop_emulator.display import FrameDumper
-        dumper = FrameDumper(args.dump_frames, scale, clock)
+        try:
+            dumper = session.guarded(FrameDumper(args.dump_frames, scale, clock),
+                                     "--dump-frames %s" % args.dump_frames)
+        except OSError as e:
+            raise session.OutputError("--dump-frames %s: %s" % (args.dump_frames, _why_not(e)))
     on_show = dumper
     gif = None
     if args.gif is not None:
@@ -392,8 +462,6 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
             machine.start_game(seats, seed, _rules(args))
             status = "Spit demo: P0 %s vs P1 %s, seed %d, x%g. Ctrl-C or q quits." % (
                 seats[0], seats[1], seed, args.speed)
-            if cols is not None and cols < 128:
-                status = "(widen the terminal to 128 columns) " + status
             try:
                 with QuitKeys() as keys:
                     reason = session.run_terminal(machine, screen, session.device_frame_us(),
@@ -432,27 +500,26 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
 
 
 def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out):
-    """What a run leaves: the replay, the GIF, a screenshot, the state line."""
+    """What a run leaves: the replays, the GIF, a screenshot, the state line."""
     from desktop_emulator.display import Skin, render_offscreen
     if args.record is not None:
-        text = machine.replay_text()
-        lost = machine.records_lost() if text is not None else 0
-        if text is None:
+        machine.end_recording()
+        if not machine.games:
             print("nothing recorded: no game was started", file=sys.stderr)
-        elif lost:
-            print("warning: the recording is incomplete (%d records lost); it will not "
-                  "replay to the same end" % lost, file=sys.stderr)
-        if text is not None:
-            try:
-                session.write_replay(args.record, text)
-            except OSError as e:
-                return _fail("cannot write %s: %s" % (args.record, e.strerror or e), 1)
+        try:
+            paths = session.write_recordings(machine, args.record,
+                                             lambda m: print(m, file=sys.stderr))
+        except OSError as e:
+            return _fail("cannot write %s: %s" % (getattr(e, "filename", None) or
+                                                  args.record, _why_not(e)))
+        if len(paths) > 1:
+            print("recorded %d games: %s" % (len(paths), ", ".join(paths)), file=sys.stderr)
     if gif is not None:
         try:
             if not gif.save():
                 print("no GIF written: no frame was shown", file=sys.stderr)
         except OSError as e:
-            return _fail("cannot write %s: %s" % (args.gif, e.strerror or e), 1)
+            return _fail("cannot write %s: %s" % (args.gif, _why_not(e)))
     if args.screenshot is not None:
         import pygame
         skin = None
@@ -465,7 +532,7 @@ def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out):
             pygame.image.save(render_offscreen(machine.display.panel, scale, skin),
                               args.screenshot)
         except (pygame.error, OSError) as e:
-            return _fail("cannot save %s: %s" % (args.screenshot, e), 1)
+            return _fail("cannot save %s: %s" % (args.screenshot, _why_not(e)))
     if not windowed or args.print_state:
         if args.terminal and reason == "interrupted":
             print("stopped.", file=out)

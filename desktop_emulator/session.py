@@ -59,6 +59,30 @@ class ReplayError(Exception):
     """A replay file that cannot be read or played (one line, for the CLI)."""
 
 
+class OutputError(Exception):
+    """An output (frames, a GIF, a replay) that could not be written (one line)."""
+
+
+def guarded(write, label):
+    """Wrap a per-frame writer (--dump-frames) so that a failure while the game runs
+    ends it with one line (OutputError), not a traceback."""
+    def call(panel):
+        try:
+            write(panel)
+        except Exception as e:                # OSError, pygame.error
+            raise OutputError("%s: %s" % (label, getattr(e, "strerror", None) or e)) from None
+    call.close = write.close
+    return call
+
+
+def numbered(path, k):
+    """The file of the k-th game of a session: game.txt, game-2.txt, game-3.txt ..."""
+    if k == 1:
+        return path
+    base, ext = os.path.splitext(path)
+    return "%s-%d%s" % (base, k, ext)
+
+
 # ---------------------------------------------------------------- replays on disk
 
 class LoadedReplay:
@@ -140,14 +164,9 @@ def load_replay(path):
     return parse_replay(text, "replay %s" % path)
 
 
-def replay_text(app, seats=None, frame_us=None):
-    """The app's recording of its current game, with the emulator's header comment."""
-    rp = app.replay
-    if rp is None:
-        return None
+def format_replay(rp, seats, snapshot=None, frame_us=None):
+    """A recording as text, with the emulator's header comment."""
     meta = ["%s" % META_PREFIX]
-    if seats is None:
-        seats = [CPU_NAME.get(c, "human") for c in app.cpu]
     meta.append("p0=%s p1=%s" % (seats[0], seats[1]))
     if frame_us:
         meta.append("frame_us=%d" % frame_us)
@@ -156,10 +175,47 @@ def replay_text(app, seats=None, frame_us=None):
         meta.append("lost=%d" % lost)
     lines = rp.format().split("\n")
     extra = [" ".join(meta)]
-    if app.replay_snapshot is not None:
-        extra.append(SNAPSHOT_PREFIX + json.dumps(app.replay_snapshot, sort_keys=True))
+    if snapshot is not None:
+        extra.append(SNAPSHOT_PREFIX + json.dumps(snapshot, sort_keys=True))
     # The header comments go right after the magic line, so `head` shows them.
     return "\n".join(lines[:1] + extra + lines[1:])
+
+
+def replay_text(app, seats=None, frame_us=None):
+    """The app's recording of its current game, with the emulator's header comment."""
+    rp = app.replay
+    if rp is None:
+        return None
+    if seats is None:
+        seats = [CPU_NAME.get(c, "human") for c in app.cpu]
+    return format_replay(rp, seats, app.replay_snapshot, frame_us)
+
+
+class RecordedGame:
+    """One game of a session, caught when it started (the app keeps only the last)."""
+
+    def __init__(self, app):
+        self.replay = app.replay
+        self.seats = [CPU_NAME.get(c, "human") for c in app.cpu]
+        self.snapshot = app.replay_snapshot
+
+    def text(self):
+        return format_replay(self.replay, self.seats, self.snapshot)
+
+
+def write_recordings(machine, path, warn=None):
+    """Write every game of the session: the first to `path`, the next ones to
+    numbered(path, k). Returns the paths; OSError if one cannot be written."""
+    paths = []
+    for k, g in enumerate(machine.games):
+        out = numbered(path, k + 1)
+        lost = getattr(g.replay.records, "lost", 0)
+        if lost and warn is not None:
+            warn("warning: the recording of %s is incomplete (%d records lost); it will "
+                 "not replay to the same end" % (out, lost))
+        write_replay(out, g.text())
+        paths.append(out)
+    return paths
 
 
 def write_replay(path, text):
@@ -194,7 +250,7 @@ class Machine:
     The engine interface the loops and the command line use (``--engine pico`` has
     the same in desktop_emulator/pico/engine.py): clock, display, app (screen_name(),
     game, cpu, seats), replay_in, start_game, start_replay, step, step_window,
-    reached, state_line, summary_line, replay_text, records_lost."""
+    reached, state_line, summary_line, games (the recordings), end_recording."""
 
     #: The app has its own pause button (Esc sends it); the emulated Pico has not.
     has_pause_button = True
@@ -215,26 +271,57 @@ class Machine:
         self.seats = None            # ("human", "hard") when the emulator started it
         self.replay_in = None        # a LoadedReplay being played
         self._replay_i = 0
+        self.games = []              # every game of the session, for --record
+        self.last_now = None
+
+    def note_game(self, now=None):
+        """After a step: keep the recording of a game that has just started."""
+        if now is not None:
+            self.last_now = now
+        rp = self.app.replay
+        if rp is not None and (not self.games or self.games[-1].replay is not rp):
+            self.games.append(RecordedGame(self.app))
+
+    def end_recording(self):
+        """The session ends: the game still being recorded gets a last frame at the
+        last step, so that its replay ends on the same picture (timers such as the
+        fumble bar run on between the frames the app records)."""
+        app = self.app
+        rp = app.replay
+        if rp is None or self.last_now is None or not app._rec or \
+                not self.games or self.games[-1].replay is not rp:
+            return
+        last = None
+        for rec in rp.records:
+            if rec[0] == "frame":
+                last = rec[1]
+        if last != self.last_now:
+            rp.frame(self.last_now)
 
     # -- starting
     def start_game(self, seats, seed, rules):
         self.seats = tuple(seats)
         cpu = (CPU_CODE[seats[0]], CPU_CODE[seats[1]])
         self.app.start_game(seed & 0x3FFFFFFF, rules, cpu, self.clock.ticks_us())
+        self.note_game()
 
     def start_replay(self, loaded):
         """Start playing a LoadedReplay; the clock must read loaded.start_t."""
         self.replay_in = loaded
         self._replay_i = 0
         self.seats = ("human", "human")
+        # A recording made before the fumble (R41) existed has no fumble line: off.
+        fumble = loaded.replay.fumble_ms
         self.app.start_game(loaded.seed, loaded.rules, (None, None), loaded.start_t,
-                            snapshot=loaded.snapshot)
+                            snapshot=loaded.snapshot, fumble_ms=fumble if fumble is not None else 0)
+        self.note_game()
 
     # -- stepping
     def step(self):
         now = self.clock.ticks_us()
         self.app.step(now)
         self.steps += 1
+        self.note_game(now)
         return now
 
     def replay_done(self):
@@ -250,12 +337,14 @@ class Machine:
         self.input.events = list(events)
         self.app.step(t)
         self.steps += 1
+        self.note_game(t)
         return t
 
     def step_window(self, now):
         """One window frame: the app steps at the window's clock."""
         self.app.step(now)
         self.steps += 1
+        self.note_game(now)
 
     # -- stopping
     def reached(self, until):
@@ -272,13 +361,6 @@ class Machine:
         snap = g.snapshot() if g is not None else None
         state = hashlib.sha1(json.dumps(snap, sort_keys=True).encode()).hexdigest()
         return "state %s frame %s" % (state, frame_sha1(self.display.buf))
-
-    def replay_text(self):
-        return replay_text(self.app)
-
-    def records_lost(self):
-        rp = self.app.replay
-        return getattr(rp.records, "lost", 0) if rp is not None else 0
 
     def summary_line(self):
         g = self.app.game
@@ -401,13 +483,17 @@ def seat_names(machine, labels):
     """What the skin writes by each pad."""
     app = machine.app
     names = {}
+    # Who plays each side of what is on screen: on the menu, the mode it would start
+    # (so the label says what the menu says); in the attract mode, its demo CPUs.
+    levels = app.seat_levels()
+    demo = app.screen_name() == "attract"
     for p in (0, 1):
-        cpu = app.cpu[p] if app.game is not None else None
+        cpu = levels[p]
         if machine.replay_in is not None:
             who = machine.replay_in.meta.get("p%d" % p, "human")
             names[p] = "REPLAY " + (who.upper() if who != "human" else "P%d" % p)
         elif cpu:
-            names[p] = "CPU " + CPU_NAME[cpu].upper()
+            names[p] = ("DEMO " if demo else "CPU ") + CPU_NAME[cpu].upper()
         else:
             names[p] = "P%d  %s" % (p, "/".join(labels[p].get(b, "?") for b in ("A", "B")))
     return names

@@ -1,10 +1,13 @@
 # The project's own fonts and card marks (DESIGN.md "Screen": no framebuf.text).
 # Glyphs are columns, left to right; bit y of a column is row y (top = bit 0), like
 # MONO_VLSB. BIG is 10 rows tall, two bytes a column (rows 0-7, then 8-9): card
-# ranks readable at arm's length, and "10" (a narrow 1) fits in 10 pixels. SMALL is
+# ranks readable at arm's length, and "10" (a narrow 1) fits in 10 pixels. Its 's'
+# and 'n' are the card indices 6 and 9, underlined as real cards mark them, so an
+# upside-down 6 never reads as a 9 (the plain '6' and '9' are for numbers). SMALL is
 # 5 rows, one byte a column, for messages. SUIT marks are 5x5 (suits never matter,
 # R1, but a card shows one). *_CHARS lists the characters; *_OFS the first column
-# of each, *_W its width. The art below is what the bytes say (tests check it).
+# of each, *_W its width. The art below is what the bytes say (tests check it);
+# after editing the art, `python tools/gen_font.py` rewrites the bytes.
 
 # BIG (10 rows):
 #   '0'     '1'  '2'     '3'     '4'     '5'     '6'
@@ -31,17 +34,41 @@
 #   .##...  ##..##  ##..##  ##..##  .####.  ##..##  ##..##
 #   .##...  .####.  .####.  .####.  ....##  ##..##  ##..##
 #
-#   'S'     'P'     'I'   'T'     '!'
-#   .####.  #####.  ####  ######  ##
-#   ##..##  ##..##  .##.  ..##..  ##
-#   ##....  ##..##  .##.  ..##..  ##
-#   ##....  ##..##  .##.  ..##..  ##
-#   .####.  #####.  .##.  ..##..  ##
-#   ....##  ##....  .##.  ..##..  ##
-#   ....##  ##....  .##.  ..##..  ##
-#   ....##  ##....  .##.  ..##..  ..
-#   ##..##  ##....  .##.  ..##..  ##
-#   .####.  ##....  ####  ..##..  ##
+#   'S'     'P'     'I'   'T'     '!'  ' '
+#   .####.  #####.  ####  ######  ##   ...
+#   ##..##  ##..##  .##.  ..##..  ##   ...
+#   ##....  ##..##  .##.  ..##..  ##   ...
+#   ##....  ##..##  .##.  ..##..  ##   ...
+#   .####.  #####.  .##.  ..##..  ##   ...
+#   ....##  ##....  .##.  ..##..  ##   ...
+#   ....##  ##....  .##.  ..##..  ##   ...
+#   ....##  ##....  .##.  ..##..  ..   ...
+#   ##..##  ##....  .##.  ..##..  ##   ...
+#   .####.  ##....  ####  ..##..  ##   ...
+#
+#   's'     'n'     'C'     'D'     'E'     'H'     'L'
+#   .####.  .####.  .####.  #####.  ######  ##..##  ##....
+#   ##..##  ##..##  ##..##  ##..##  ##....  ##..##  ##....
+#   ##....  ##..##  ##....  ##..##  ##....  ##..##  ##....
+#   #####.  ##..##  ##....  ##..##  ##....  ##..##  ##....
+#   ##..##  .#####  ##....  ##..##  #####.  ######  ##....
+#   ##..##  ....##  ##....  ##..##  ##....  ##..##  ##....
+#   ##..##  ##..##  ##....  ##..##  ##....  ##..##  ##....
+#   .####.  .####.  ##....  ##..##  ##....  ##..##  ##....
+#   ......  ......  ##..##  ##..##  ##....  ##..##  ##....
+#   ######  ######  .####.  #####.  ######  ##..##  ######
+#
+#   'M'      'N'     'O'     'R'     'U'     'W'      'Y'
+#   ##...##  ##..##  .####.  #####.  ##..##  ##...##  ##..##
+#   ###.###  ###.##  ##..##  ##..##  ##..##  ##...##  ##..##
+#   #######  ###.##  ##..##  ##..##  ##..##  ##...##  ##..##
+#   ##.#.##  ######  ##..##  ##..##  ##..##  ##...##  .####.
+#   ##...##  ##.###  ##..##  #####.  ##..##  ##...##  ..##..
+#   ##...##  ##.###  ##..##  ####..  ##..##  ##.#.##  ..##..
+#   ##...##  ##..##  ##..##  ##.##.  ##..##  ##.#.##  ..##..
+#   ##...##  ##..##  ##..##  ##..##  ##..##  #######  ..##..
+#   ##...##  ##..##  ##..##  ##..##  ##..##  ###.###  ..##..
+#   ##...##  ##..##  .####.  ##..##  .####.  ##...##  ..##..
 #
 # SMALL (5 rows):
 #   ' '  '!'  "'"  '('  ')'  '+'  ','  '-'  '.'  '/'  '0'  '1'
@@ -89,9 +116,9 @@
 #
 
 BIG_H = 10
-BIG_CHARS = '0123456789JQKASPIT!'
-BIG_OFS = b"\x00\x06\t\x0f\x15\x1b!'-39?EKQW]ag"
-BIG_W = b'\x06\x03\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x04\x06\x02'
+BIG_CHARS = '0123456789JQKASPIT! snCDEHLMNORUWY'
+BIG_OFS = b"\x00\x06\t\x0f\x15\x1b!'-39?EKQW]agilrx~\x84\x8a\x90\x96\x9d\xa3\xa9\xaf\xb5\xbc"
+BIG_W = b'\x06\x03\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x04\x06\x02\x03\x06\x06\x06\x06\x06\x06\x06\x07\x06\x06\x06\x06\x07\x06'
 BIG_COLS = (
     b'\xfe\x01\xff\x03\x01\x02\x01\x02\xff\x03\xfe\x01\x02\x00\xff\x03\xff\x03\x82\x03'
     b'\xc3\x03\x61\x02\x31\x02\x1f\x02\x0e\x02\x02\x01\x03\x03\x11\x02\x11\x02\xff\x03'
@@ -103,7 +130,16 @@ BIG_COLS = (
     b'\xff\x03\x38\x00\x6c\x00\xc7\x03\x83\x03\xfc\x03\xfe\x03\x23\x00\x23\x00\xfe\x03'
     b'\xfc\x03\x0e\x01\x1f\x03\x11\x02\x11\x02\xf3\x03\xe2\x01\xff\x03\xff\x03\x11\x00'
     b'\x11\x00\x1f\x00\x0e\x00\x01\x02\xff\x03\xff\x03\x01\x02\x01\x00\x01\x00\xff\x03'
-    b'\xff\x03\x01\x00\x01\x00\x7f\x03\x7f\x03'
+    b'\xff\x03\x01\x00\x01\x00\x7f\x03\x7f\x03\x00\x00\x00\x00\x00\x00\x7e\x02\xff\x02'
+    b'\x89\x02\x89\x02\xfb\x02\x72\x02\x4e\x02\xdf\x02\x91\x02\x91\x02\xff\x02\x7e\x02'
+    b'\xfe\x01\xff\x03\x01\x02\x01\x02\x03\x03\x02\x01\xff\x03\xff\x03\x01\x02\x01\x02'
+    b'\xff\x03\xfe\x01\xff\x03\xff\x03\x11\x02\x11\x02\x11\x02\x01\x02\xff\x03\xff\x03'
+    b'\x10\x00\x10\x00\xff\x03\xff\x03\xff\x03\xff\x03\x00\x02\x00\x02\x00\x02\x00\x02'
+    b'\xff\x03\xff\x03\x06\x00\x0c\x00\x06\x00\xff\x03\xff\x03\xff\x03\xff\x03\x0e\x00'
+    b'\x38\x00\xff\x03\xff\x03\xfe\x01\xff\x03\x01\x02\x01\x02\xff\x03\xfe\x01\xff\x03'
+    b'\xff\x03\x31\x00\x71\x00\xdf\x03\x8e\x03\xff\x01\xff\x03\x00\x02\x00\x02\xff\x03'
+    b'\xff\x01\xff\x03\xff\x03\x80\x01\xe0\x00\x80\x01\xff\x03\xff\x03\x07\x00\x0f\x00'
+    b'\xf8\x03\xf8\x03\x0f\x00\x07\x00'
 )
 
 SMALL_H = 5

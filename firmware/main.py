@@ -21,6 +21,7 @@ WDT_MS = 4000             # longest a frame, a flash save or the boot may take
 STORAGE_PATH = "/spit.json"
 PULLUP_SETTLE_MS = 20     # pull-ups (~50 kOhm) charging a pad's debounce capacitor
 NO_DISPLAY_US = 10000000  # how often a board without a working display says so
+EXTRA_STEP_US = 500       # after the arbiter's window, when a press waits to be shown
 
 # The watchdog's control register (CTRL, enable bit 30) through the atomic-clear alias
 # (+0x3000): RP2040 and RP2350. machine.WDT has no way to stop it.
@@ -171,13 +172,21 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
     phase = None
     rnd = -1
     game = app.game                    # a game begun by run(start=...) was reported there
+    pending = getattr(buttons, "pending", None)
+    soon = None                        # an extra step for presses waiting in the ring
     while True:
         now = ticks_us()
-        if ticks_diff(now, next_frame) >= 0:
+        if soon is None and pending is not None and pending():
+            # Decide and show a press as soon as the arbiter may (its first-touch window
+            # has passed), not at the next frame: up to a frame less from touch to pixels.
+            soon = ticks_add(now, app.window_us + EXTRA_STEP_US)
+        if ticks_diff(now, next_frame) >= 0 or (soon is not None and ticks_diff(now, soon) >= 0):
             app.step(now)
-            next_frame = ticks_add(next_frame, FRAME_US)
-            if ticks_diff(now, next_frame) >= 0:      # fell behind: don't try to catch up
-                next_frame = ticks_add(now, FRAME_US)
+            soon = None
+            if ticks_diff(now, next_frame) >= 0:
+                next_frame = ticks_add(next_frame, FRAME_US)
+                if ticks_diff(now, next_frame) >= 0:  # fell behind: don't try to catch up
+                    next_frame = ticks_add(now, FRAME_US)
             if probe is not None:
                 probe(app)
             if log:

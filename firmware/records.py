@@ -8,7 +8,8 @@
 #
 # Replay(seed, rules, PackedRecords()) works unchanged: Replay.button()/frame() append
 # tuples, which are packed at once (the tuple is short-lived garbage); iterating gives
-# the tuples back, so Replay.format() and == work. Other record kinds (press, settle)
+# the tuples back, so Replay.format() and == work. The app records into a Recording
+# (below), which is the same without importing the replay text format. Other record kinds (press, settle)
 # are kept as they are in a side list, in order. When `limit` bytes are used, further
 # records are dropped and counted in `lost` (the app reports it); nothing fails.
 #
@@ -155,3 +156,40 @@ class PackedRecords:
     def nbytes(self):
         """Bytes of memory held by the stream."""
         return len(self._chunks) * CHUNK
+
+
+class Recording:
+    """A game's recording on the device: what shared_rules.replay.Replay records (the
+    seed, the rules, the fumble time, the button events and frames), packed, without
+    the text format, which the device never needs: format() and replay() load it
+    when a host asks, so its code is not on the device's heap during a game."""
+
+    def __init__(self, seed, rules, limit=32768):
+        self.seed = seed
+        self.rules = rules
+        self.fumble_ms = None
+        self.records = PackedRecords(limit)
+
+    def button(self, t_us, player, button, down):
+        self.records.append(("button", t_us, player, button, 1 if down else 0))
+
+    def frame(self, t_us):
+        self.records.append(("frame", t_us))
+
+    def replay(self):
+        """The same recording as a shared_rules.replay.Replay."""
+        from shared_rules.replay import Replay
+        r = Replay(self.seed, self.rules, self.records)
+        r.fumble_ms = self.fumble_ms
+        return r
+
+    def format(self):
+        return self.replay().format()
+
+    def __eq__(self, other):
+        if isinstance(other, Recording):
+            other = other.replay()
+        return self.replay() == other
+
+    def __ne__(self, other):
+        return not self.__eq__(other)

@@ -5,17 +5,30 @@
 # app: anything doubtful is dropped with a message and defaults are used.
 
 from shared_rules.game import Game, READY, OVER
+from shared_rules.pad import FUMBLE_US
 
 VERSION = 1
 MODES = 4            # 0: two players; 1-3: against the CPU, easy / normal / hard
 
 
+FUMBLE_MS = FUMBLE_US // 1000    # the default fumble time (R41; docs/SIMULATION.md)
+FUMBLE_MAX_MS = 5000
+FUMBLE_CHOICES = (500, 1000, 1250, 1500, 0)     # the menu's steps (0: off)
+# Settings every saved file has had; a later setting missing from an older file takes
+# its default (the file still loads).
+_FIRST = ("mode", "points", "flip", "sound")
+
+
 def default_settings():
-    return {"mode": 0, "points": 0, "flip": 0, "sound": 1}
+    return {"mode": 0, "points": 0, "flip": 0, "sound": 1, "fumble": FUMBLE_MS}
 
 
 def _flag(x):
     return x in (0, 1) and not isinstance(x, bool)
+
+
+def _int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def settings_from(d):
@@ -24,15 +37,30 @@ def settings_from(d):
         return None
     s = default_settings()
     for k in s:
-        if k not in d:
+        if k in d:
+            s[k] = d[k]
+        elif k in _FIRST:
             return None
-        s[k] = d[k]
     m = s["mode"]
-    if not isinstance(m, int) or isinstance(m, bool) or not 0 <= m < MODES:
+    if not _int(m) or not 0 <= m < MODES:
         return None
     if not (_flag(s["points"]) and _flag(s["flip"]) and _flag(s["sound"])):
         return None
+    f = s["fumble"]
+    if not _int(f) or not 0 <= f <= FUMBLE_MAX_MS:
+        return None
     return s
+
+
+def next_fumble(ms):
+    """The menu's next fumble time after ms (any saved value finds its place)."""
+    for k in range(len(FUMBLE_CHOICES)):
+        if FUMBLE_CHOICES[k] == ms:
+            return FUMBLE_CHOICES[(k + 1) % len(FUMBLE_CHOICES)]
+    for c in FUMBLE_CHOICES:
+        if c > ms:
+            return c
+    return 0
 
 
 def pack(settings, game=None, cpu=None, stats=None):

@@ -9,6 +9,9 @@
 #                       the table may have changed (after a settle, a new phase, a
 #                       resume); cursor is the Pad's cursor for that player
 #   poll(now_us, out)   append the seat's button events due by now_us to out
+#   fumbled(until_us, now_us)
+#                       one of its presses was a fumble (R41): its buttons are dead
+#                       until until_us (a person hears the buzz and sees the bar)
 
 from shared_rules.bot import Bot, LEVEL_NAMES
 
@@ -25,6 +28,9 @@ class HumanSeat:
     def poll(self, now_us, out):
         pass
 
+    def fumbled(self, until_us, now_us):
+        pass
+
 
 class CpuSeat:
     """The CPU opponent (shared_rules.bot) pressing A/B through the same Pad."""
@@ -37,6 +43,9 @@ class CpuSeat:
 
     def observe(self, game, now_us, cursor):
         self.bot.observe(game, now_us, cursor)
+
+    def fumbled(self, until_us, now_us):
+        self.bot.fumbled(until_us, now_us)
 
     def poll(self, now_us, out):
         bot = self.bot

@@ -1,5 +1,5 @@
-# What the game-over screen tells each player: plays, races won (R20), and the mean
-# time between their plays. Gaps are measured only within one stretch of play (a
+# What the game-over screen tells each player: plays, races won (R20), fumbles (R41)
+# and the mean time between their plays. Gaps are measured only within one stretch of play (a
 # stall, a new round or a pause starts a new stretch), with ticks_diff (ticks wrap).
 
 from shared_rules.arbiter import ticks_diff
@@ -11,6 +11,7 @@ class Stats:
         self.races = [0, 0]      # races won
         self.gap_ms = [0, 0]     # sum of gaps between consecutive plays, in ms
         self.gaps = [0, 0]
+        self.fumbles = [0, 0]
         self._last = [None, None]
 
     def play(self, p, t):
@@ -26,6 +27,9 @@ class Stats:
     def won_race(self, p):
         self.races[p] += 1
 
+    def fumble(self, p):
+        self.fumbles[p] += 1
+
     def new_stretch(self):
         self._last[0] = None
         self._last[1] = None
@@ -35,12 +39,14 @@ class Stats:
 
     def to_list(self):
         return [self.plays[0], self.plays[1], self.races[0], self.races[1],
-                self.gap_ms[0], self.gap_ms[1], self.gaps[0], self.gaps[1]]
+                self.gap_ms[0], self.gap_ms[1], self.gaps[0], self.gaps[1],
+                self.fumbles[0], self.fumbles[1]]
 
     @classmethod
     def from_list(cls, v):
+        """From to_list(); a list of 8 (saved before fumbles were counted) has none."""
         s = cls()
-        if isinstance(v, list) and len(v) == 8:
+        if isinstance(v, list) and (len(v) == 8 or len(v) == 10):
             ok = True
             for x in v:
                 if not isinstance(x, int) or isinstance(x, bool) or x < 0:
@@ -50,4 +56,6 @@ class Stats:
                 s.races = [v[2], v[3]]
                 s.gap_ms = [v[4], v[5]]
                 s.gaps = [v[6], v[7]]
+                if len(v) == 10:
+                    s.fumbles = [v[8], v[9]]
         return s

@@ -1,9 +1,12 @@
-# The words on the screen: short, upper case, only characters of font.SMALL_CHARS.
-# A player's message corner holds two lines of 8 characters.
+# The words of the table (the game screen), short, upper case, only characters of
+# font.SMALL_CHARS. A player's message corner holds two lines of 33 pixels (about 8
+# characters); the buttons are called A and B, as printed on the pads. Each other
+# screen keeps its own words in its module (firmware/screens/).
 
 from shared_rules import game as g
 
-# Why a press was refused (R39), told apart from a lost race (R20, "BEATEN BY").
+# Why a press was refused (R39), told apart from a lost race (R20, "BEATEN BY"). With
+# the fumble on (R41) a refused play shows FUMBLE instead.
 REASONS = {
     g.NO_FIT: ("DOESN'T", "FIT"),
     g.EMPTY: ("EMPTY", "PILE"),
@@ -17,16 +20,13 @@ REASONS = {
 NOT_ALLOWED = ("NOT", "ALLOWED")
 QUIET = (g.ALREADY_SAID, g.NOT_NOW)
 
-PRESS_SPIT = ("PRESS", "SPIT!")
-SPIT_AGAIN = ("SPIT", "AGAIN!")
+PRESS_SPIT = ("READY?", "SPIT: A/B")       # R9, R11: either button says "Spit!"
+SPIT_AGAIN = ("NO PLAYS", "SPIT: A/B")     # R23
 WAITING = ("READY", "WAIT...")
-SLAP = ("SLAP!", "A=L B=R")
+FUMBLE = "FUMBLE!"                         # R41; the bar under it runs out
 TOO_LATE = ("TOO", "LATE")
 INPUT_LOST = ("INPUT", "LOST!")
 BLANK = ("", "")
-
-MODE_NAMES = ("2 PLAYERS", "VS CPU EASY", "VS CPU NORMAL", "VS CPU HARD")
-HINT = "A: NEXT   B: CHOOSE"
 
 
 def beaten(us):
@@ -39,6 +39,18 @@ def beaten(us):
     return ("BEATEN", ("BY %d MS" if ms < 100 else "BY %dMS") % ms)
 
 
+def fumble_time(ms):
+    """The fumble setting as the menu says it: OFF, 0.25 S, 0.5 S, 1 S, 1.5 S..."""
+    if ms <= 0:
+        return "OFF"
+    s = "%d.%02d" % (ms // 1000, (ms % 1000) // 10)
+    while s[-1] == "0":
+        s = s[:-1]
+    if s[-1] == ".":
+        s = s[:-1]
+    return s + " S"
+
+
 def standing(game, p):
     """The message a player sees when nothing new has happened."""
     ph = game.phase
@@ -46,58 +58,4 @@ def standing(game, p):
         if game.said[p]:
             return WAITING
         return SPIT_AGAIN if game.piles else PRESS_SPIT
-    if ph == g.SLAP:
-        return SLAP
     return BLANK
-
-
-def summary(game, p, note):
-    """Round summary for player p (R25-R27, R30, R33, R36, R38)."""
-    lr = game.last_round
-    took = lr["took"]
-    slap = lr["slap"]
-    if took[0] and took[1]:
-        # Two piles: the first slapper took the pile they slapped, the other the other.
-        s, j = slap[0], slap[1]
-        mine = j if p == s else 1 - j
-        side = "LEFT" if mine == (0 if p == 0 else 1) else "RIGHT"
-        who = "YOU SLAPPED FIRST" if p == s else "THEY SLAPPED FIRST"
-        if note == "NOBODY SLAPPED":
-            who = note
-            note = ""
-        head = "ROUND %d: %s" % (lr["round"], who)
-        line = "YOU TOOK %s PILE: %d" % (side, took[p])
-    else:
-        head = "ROUND %d OVER" % lr["round"]
-        line = "YOU TOOK THE PILE: %d" % took[p] if took[p] else "YOU WENT OUT FIRST"
-    lines = [head, line, "YOU HOLD %d CARDS" % lr["cards"][p]]
-    if game.rules.points:
-        lines.append("POINTS +%d = %d" % (lr["points"][p], game.scores[p]))
-    if lr.get("redeal"):
-        lines.append("NEW DEAL: 26 EACH")
-    lines.append(note or "PRESS ANY BUTTON")
-    return lines[:5]
-
-
-def game_over(game, stats, p):
-    w = game.winner
-    if w is None:
-        head = "DRAW"
-    else:
-        head = "YOU WIN!" if w == p else "YOU LOSE"
-    gap = stats.mean_gap_ms(p)
-    lines = [head, "PLAYS %d  RACES WON %d" % (stats.plays[p], stats.races[p]),
-             ("%d MS BETWEEN PLAYS" % gap) if gap >= 0 else "NO TWO PLAYS IN A ROW"]
-    if game.rules.points:
-        lines.append("POINTS %d : %d" % (game.scores[p], game.scores[1 - p]))
-    else:
-        lines.append("%d ROUNDS" % game.round)
-    lines.append("PRESS FOR MENU")
-    return lines
-
-
-PAUSE_ITEMS = ("RESUME", "QUIT GAME")
-
-
-def pause(sel):
-    return ["PAUSED", PAUSE_ITEMS[0], PAUSE_ITEMS[1], "", "A: NEXT  B: CHOOSE"], 1 + sel

@@ -1,6 +1,6 @@
 # The 128x64 picture (DESIGN.md "Screen"), drawn with the project's own font
 # (font.py) through the framebuf calls every port provides: fill, pixel, hline, vline,
-# rect, fill_rect (no text()). The app gives it the display port's fb; it never
+# rect, fill_rect (no text()). The screens give it the display port's fb; it never
 # imports framebuf.
 #
 # Layout. Players sit face to face; player 1's half is player 0's half turned 180°
@@ -12,9 +12,19 @@
 #                          rows 16-31) and player 0's (rows 32-47)
 #   rows 48-63  pages 6-7  player 0: five stockpiles + spit stack
 # (DESIGN.md sketches 20/24/20 rows; 16/32/16 keeps a play to 4 pages.)
-# A spit pile shows its rank twice, like a real card's corner indices: upright for
-# player 0, rotated for player 1, both inside pages 3-4, so a play onto a pile changes
-# only those two pages there.
+#
+# Reading at a glance on a 0.96" panel (a 5-pixel letter is under 1 mm tall):
+# - a stockpile card is 21x14; the one under the cursor is *lifted* two rows towards
+#   the table with a thick frame and a pedestal under it, so it never looks like
+#   anything else; face-down cards (the spit stack, a manual_flip top) show a hatched
+#   back, the spit stack with a second card behind it and its count in a window;
+# - the ranks 6 and 9 are underlined, as real cards mark them (font.py 's' and 'n');
+# - a spit pile shows its rank twice, like a real card's corner indices: upright for
+#   player 0, rotated for player 1, both inside pages 3-4, so a play onto a pile
+#   changes only those two pages there;
+# - the slap (R25-R26): each player's stockpile band becomes a "SLAP!" banner with
+#   the buttons' sides and the time limit running out under it, and the two piles'
+#   sizes stand big in the corners beside them, the smaller one inverted.
 #
 # Redraw only what changed: each region remembers the int key of what it last drew
 # and is redrawn when the key differs. `spans` records, per page, the columns drawn
@@ -33,8 +43,10 @@ H = const(64)
 
 SLOT_PITCH = const(22)
 SLOT_W = const(21)
+CARD_H = const(14)        # a stockpile card; the band is two rows taller (the lift)
 HALF_Y = const(48)        # player 0's stockpiles: rows 48-63
 HALF_H = const(16)
+LIFT = const(2)           # the card under the cursor stands this much nearer the table
 STACK_X = const(111)
 STACK_W = const(17)
 MSG_X = const(0)
@@ -51,6 +63,7 @@ AREA_X = const(34)        # the spit-pile area: x 34-93, rows 16-47
 AREA_W = const(60)
 PILE_X2 = (36, 66)        # two piles
 PILE_X1 = (51,)           # a single-pile round
+BAR_Y = const(62)         # the slap time limit under the banner: rows 62-63
 
 # Region slots in _keys.
 _SLOT = const(0)          # 10: player p's stockpile i at p*5+i
@@ -59,29 +72,39 @@ _MSG = const(12)          # 2
 _INFO = const(14)         # 2
 _AREA = const(16)         # 1
 _FACE = const(17)         # 2
-_COUNT = const(19)        # 2
-_NKEYS = const(21)
+_BAND = const(19)         # 2: 0 = the stockpiles, else the slap banner
+_SBAR = const(21)         # 2: the slap time bar
+_NKEYS = const(23)
 
 _GAME = const(100)        # text screens use the app's screen number as their kind
 
-# Big-font indices of each rank's characters: "2".."9", "10", "J", "Q", "K", "A".
-_RANK_TEXT = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+# Big-font indices of each rank's characters: "2".."9", "10", "J", "Q", "K", "A"
+# ('s' and 'n' are the underlined 6 and 9 of font.py).
+_RANK_TEXT = ("2", "3", "4", "5", "s", "7", "8", "n", "10", "J", "Q", "K", "A")
 
 
 class Message:
-    """What a player's message corner shows; the app bumps seq when it changes."""
+    """What a player's message corner shows: two lines, inverted or not, and a bar
+    (0..BAR_MAX, or -1: none) under the first line. seq changes when it does."""
 
     def __init__(self):
         self.l1 = ""
         self.l2 = ""
         self.inv = False
+        self.bar = -1
         self.seq = 0
 
-    def set(self, l1, l2="", inv=False):
-        if l1 != self.l1 or l2 != self.l2 or inv != self.inv:
+    def set(self, l1, l2="", inv=False, bar=-1):
+        if l1 != self.l1 or l2 != self.l2 or inv != self.inv or bar != self.bar:
             self.l1 = l1
             self.l2 = l2
             self.inv = inv
+            self.bar = bar
+            self.seq = (self.seq + 1) & 0xFFFFF
+
+    def set_bar(self, bar):
+        if bar != self.bar:
+            self.bar = bar
             self.seq = (self.seq + 1) & 0xFFFFF
 
 
@@ -96,12 +119,14 @@ def text_width(s):
 def big_width(s):
     n = 0
     for ch in s:
-        n += font.BIG_W[font.BIG_CHARS.find(ch)] + 1
+        i = font.BIG_CHARS.find(ch)
+        n += (font.BIG_W[i] if i >= 0 else 3) + 1
     return n - 1 if n else 0
 
 
 _ROUND_W = text_width("ROUND")
 _PTS_W = text_width("PTS")
+_SLAP_W = big_width("SLAP!")
 BAR_MAX = MSG_W - 1
 
 
@@ -160,30 +185,37 @@ class View:
             if x1 > s[2 * p + 1]:
                 s[2 * p + 1] = x1
 
-    # ---- primitives (logical coordinates; rot=1 turns them 180°) ----------------------
-    def _fill(self, x, y, w, h, c, rot):
+    # ---- primitives (logical coordinates; rot=1 turns them 180°): the framebuf's own
+    # calls with a rot, for the screens' drawing too ---------------------------------
+    def fill_rect(self, x, y, w, h, c, rot):
         if rot:
             self.fb.fill_rect(W - x - w, H - y - h, w, h, c)
         else:
             self.fb.fill_rect(x, y, w, h, c)
 
-    def _rect(self, x, y, w, h, c, rot):
+    def rect(self, x, y, w, h, c, rot):
         if rot:
             self.fb.rect(W - x - w, H - y - h, w, h, c)
         else:
             self.fb.rect(x, y, w, h, c)
 
-    def _hline(self, x, y, w, c, rot):
+    def hline(self, x, y, w, c, rot):
         if rot:
             self.fb.hline(W - x - w, H - 1 - y, w, c)
         else:
             self.fb.hline(x, y, w, c)
 
-    def _vline(self, x, y, h, c, rot):
+    def vline(self, x, y, h, c, rot):
         if rot:
             self.fb.vline(W - 1 - x, H - y - h, h, c)
         else:
             self.fb.vline(x, y, h, c)
+
+    def pixel(self, x, y, c, rot):
+        if rot:
+            self.fb.pixel(W - 1 - x, H - 1 - y, c)
+        else:
+            self.fb.pixel(x, y, c)
 
     def _cols(self, data, off, w, two, x, y, c, rot):
         # Glyph columns as vertical runs: one vline per run of set bits.
@@ -200,7 +232,7 @@ class View:
                     while bits & 1:
                         bits >>= 1
                         n += 1
-                    self._vline(x + k, y + r, n, c, rot)
+                    self.vline(x + k, y + r, n, c, rot)
                     r += n
                 else:
                     bits >>= 1
@@ -227,10 +259,23 @@ class View:
         chars = font.BIG_CHARS
         for ch in s:
             i = chars.find(ch)
+            if i < 0:
+                x += 4
+                continue
             w = font.BIG_W[i]
             self._cols(font.BIG_COLS, font.BIG_OFS[i], w, True, x, y, c, rot)
             x += w + 1
         return x
+
+    def width(self, s):
+        return text_width(s)
+
+    def centred(self, s, y, c, rot, x0=0, w=W):
+        """Small text centred in x0..x0+w."""
+        self.text(s, x0 + (w - text_width(s)) // 2, y, c, rot)
+
+    def big_centred(self, s, y, c, rot, x0=0, w=W):
+        self.big(s, x0 + (w - big_width(s)) // 2, y, c, rot)
 
     def _suit(self, card, x, y, c, rot):
         self._cols(font.SUIT_COLS, (card & 3) * font.SUIT_W, font.SUIT_W, False, x, y, c, rot)
@@ -252,19 +297,50 @@ class View:
 
     def _corners(self, x, y, w, h, c, rot):
         # An empty place: just its four corners.
-        self._hline(x, y, 3, c, rot)
-        self._hline(x + w - 3, y, 3, c, rot)
-        self._hline(x, y + h - 1, 3, c, rot)
-        self._hline(x + w - 3, y + h - 1, 3, c, rot)
-        self._vline(x, y + 1, 2, c, rot)
-        self._vline(x + w - 1, y + 1, 2, c, rot)
-        self._vline(x, y + h - 3, 2, c, rot)
-        self._vline(x + w - 1, y + h - 3, 2, c, rot)
+        self.hline(x, y, 3, c, rot)
+        self.hline(x + w - 3, y, 3, c, rot)
+        self.hline(x, y + h - 1, 3, c, rot)
+        self.hline(x + w - 3, y + h - 1, 3, c, rot)
+        self.vline(x, y + 1, 2, c, rot)
+        self.vline(x + w - 1, y + 1, 2, c, rot)
+        self.vline(x, y + h - 3, 2, c, rot)
+        self.vline(x + w - 1, y + h - 3, 2, c, rot)
+
+    def _back(self, x, y, w, h, rot):
+        # A card's back (face down, R6 and R14): a frame, a dotted ring and an inner
+        # frame; the middle stays clear for a count.
+        self.fill_rect(x, y, w, h, 0, rot)
+        self.rect(x, y, w, h, 1, rot)
+        self.rect(x + 2, y + 2, w - 4, h - 4, 1, rot)
+        for i in range(x + 1, x + w - 1, 2):
+            self.pixel(i, y + 1, 1, rot)
+            self.pixel(i, y + h - 2, 1, rot)
+        for j in range(y + 3, y + h - 2, 2):
+            self.pixel(x + 1, j, 1, rot)
+            self.pixel(x + w - 2, j, 1, rot)
+
+    def card(self, c, x, y, rot, under=0, down=False):
+        """A 21x14 card: its rank big, its suit, and how many cards lie under it (a
+        face-down one shows its back)."""
+        if down:
+            self._back(x, y, SLOT_W, CARD_H, rot)
+            if under:
+                self._number(under, x + (SLOT_W + (7 if under > 9 else 3)) // 2, y + 5, 1, rot)
+            return
+        self.fill_rect(x, y, SLOT_W, CARD_H, 0, rot)
+        self.rect(x, y, SLOT_W, CARD_H, 1, rot)
+        self.big(_RANK_TEXT[c >> 2], x + 2, y + 2, 1, rot)
+        self._suit(c, x + 14, y + 2, 1, rot)
+        if under:
+            self._number(under, x + SLOT_W - 2, y + 8, 1, rot)
 
     # ---- the play screen --------------------------------------------------------------
-    def game(self, game, cursors, msgs, bars):
-        """Draw the table: stockpiles, spit stacks, piles, messages, info. Redraws only
-        regions whose content changed; returns True if anything was drawn."""
+    def game(self, game, cursors, msgs, slap_bar=-1, info=None):
+        """Draw the table: stockpiles, spit stacks, piles, messages, info; in the slap
+        phase the banners and the piles' sizes. slap_bar: the slap time left
+        (0..BAR_MAX; -1 outside the slap). info: None for the round and points, or a
+        Message shown in both info corners (the attract mode). Redraws only regions
+        whose content changed; returns True if anything was drawn."""
         drew = False
         if self._kind != _GAME:
             self.fb.fill(0)
@@ -274,40 +350,66 @@ class View:
             self._kind = _GAME
             drew = True
         keys = self._keys
+        piles = game.piles
+        npiles = len(piles)
+        slap = game.phase == "slap"
+        sizes = slap and npiles == 2
         for p in (0, 1):
-            stock = game.stock[p]
-            down = game.down[p]
-            cur = cursors[p]
-            for i in range(5):
-                s = stock[i]
-                n = len(s)
-                key = 0
-                if n:
-                    key = (s[-1] + 1) | (64 if down[i] else 0) | ((n - 1 if n < 64 else 63) << 7)
-                if cur == i:
-                    key |= 1 << 13
-                if keys[_SLOT + p * 5 + i] != key:
-                    keys[_SLOT + p * 5 + i] = key
-                    self._slot(s, down[i], cur == i, i * SLOT_PITCH, p)
+            if slap:
+                if keys[_BAND + p] != npiles:
+                    keys[_BAND + p] = npiles
+                    keys[_SBAR + p] = -1
+                    for i in range(5):
+                        keys[_SLOT + p * 5 + i] = -1
+                    keys[_STACK + p] = -1
+                    self._banner(npiles, p)
                     drew = True
-            n = len(game.hand[p])
-            if keys[_STACK + p] != n:
-                keys[_STACK + p] = n
-                self._stack(n, p)
-                drew = True
+                if keys[_SBAR + p] != slap_bar:
+                    keys[_SBAR + p] = slap_bar
+                    self._slap_bar(slap_bar, p)
+                    drew = True
+            else:
+                if keys[_BAND + p] != 0:
+                    keys[_BAND + p] = 0
+                    self.fill_rect(0, HALF_Y, W, HALF_H, 0, p)
+                    self._mark(0, HALF_Y, W, HALF_H, p)
+                if self._band(game, p, cursors[p]):
+                    drew = True
+            if sizes:
+                # The piles' sizes beside them: the player's left pile in the message
+                # corner, the right one in the info corner; the smaller inverted (R25).
+                left = 0 if p == 0 else 1
+                nl = len(piles[left])
+                nr = len(piles[1 - left])
+                key = (1 << 24) | (nl << 8) | (2 if nl < nr else 0)
+                if keys[_MSG + p] != key:
+                    keys[_MSG + p] = key
+                    self._size(nl, nl < nr, MSG_X, p)
+                    drew = True
+                key = (1 << 24) | (nr << 8) | (2 if nr < nl else 0)
+                if keys[_INFO + p] != key:
+                    keys[_INFO + p] = key
+                    self._size(nr, nr < nl, INFO_X, p)
+                    drew = True
+                continue
             m = msgs[p]
             if keys[_MSG + p] != m.seq:
                 keys[_MSG + p] = m.seq
-                self._message(m, p)
+                self._message(m, MSG_X, p)
                 drew = True
-            pts = game.scores[p] if game.rules.points else -1
-            key = ((bars[p] + 1) & 63) | ((game.round & 0xFF) << 6) | ((pts + 1) << 14)
-            if keys[_INFO + p] != key:
-                keys[_INFO + p] = key
-                self._info(game.round, pts, bars[p], p)
-                drew = True
-        piles = game.piles
-        npiles = len(piles)
+            if info is not None:
+                key = (1 << 22) | info.seq
+                if keys[_INFO + p] != key:
+                    keys[_INFO + p] = key
+                    self._message(info, INFO_X, p)
+                    drew = True
+            else:
+                pts = game.scores[p] if game.rules.points else -1
+                key = (game.round & 0xFF) | ((pts + 1) << 8)
+                if keys[_INFO + p] != key:
+                    keys[_INFO + p] = key
+                    self._info(game.round, pts, p)
+                    drew = True
         if npiles:
             layout = npiles
         else:
@@ -317,11 +419,9 @@ class View:
         if keys[_AREA] != key:
             keys[_AREA] = key
             keys[_FACE] = keys[_FACE + 1] = -1
-            keys[_COUNT] = keys[_COUNT + 1] = -1
             self._area(layout, npiles)
             drew = True
         xs = PILE_X2 if layout == 2 else PILE_X1
-        slap = game.phase == "slap"
         for j in range(layout):
             top = piles[j][-1] + 1 if j < npiles else 0
             if keys[_FACE + j] != top:
@@ -329,91 +429,136 @@ class View:
                 if top:
                     self._face(top - 1, xs[j])
                 drew = True
-            cnt = len(piles[j]) if slap and j < npiles else 0
-            if keys[_COUNT + j] != cnt:
-                keys[_COUNT + j] = cnt
-                self._count(cnt, xs[j])
+        return drew
+
+    def _band(self, game, p, cur):
+        """A player's stockpiles and spit stack; True if anything was drawn."""
+        keys = self._keys
+        drew = False
+        stock = game.stock[p]
+        down = game.down[p]
+        for i in range(5):
+            s = stock[i]
+            n = len(s)
+            key = 0
+            if n:
+                key = (s[-1] + 1) | (64 if down[i] else 0) | ((n - 1 if n < 64 else 63) << 7)
+            if cur == i:
+                key |= 1 << 13
+            if keys[_SLOT + p * 5 + i] != key:
+                keys[_SLOT + p * 5 + i] = key
+                self._slot(s, down[i], cur == i, i * SLOT_PITCH, p)
                 drew = True
+        n = len(game.hand[p])
+        if keys[_STACK + p] != n:
+            keys[_STACK + p] = n
+            self._stack(n, p)
+            drew = True
         return drew
 
     def _slot(self, s, is_down, cursor, x, rot):
         y = HALF_Y
-        self._fill(x, y, SLOT_W, HALF_H, 0, rot)
+        self.fill_rect(x, y, SLOT_W, HALF_H, 0, rot)
         self._mark(x, y, SLOT_W, HALF_H, rot)
+        cy = y if cursor else y + LIFT
         if not s:
-            self._corners(x, y, SLOT_W, HALF_H, 1, rot)
-            if cursor:
-                self._fill(x + 4, y + 11, SLOT_W - 8, 3, 1, rot)
-            return
-        fg = 1
+            self._corners(x, cy, SLOT_W, CARD_H, 1, rot)
+        else:
+            self.card(s[-1], x, cy, rot, len(s) - 1, is_down)
         if cursor:
-            self._fill(x, y, SLOT_W, HALF_H, 1, rot)    # the cursor: the card inverted
-            fg = 0
-        else:
-            self._rect(x, y, SLOT_W, HALF_H, 1, rot)
-        if is_down:
-            # Face down (manual_flip, R14): a hatched back.
-            for k in range(x + 3, x + 12, 2):
-                self._vline(k, y + 3, 10, fg, rot)
-        else:
-            c = s[-1]
-            self.big(_RANK_TEXT[c >> 2], x + 2, y + 3, fg, rot)
-            self._suit(c, x + 14, y + 2, fg, rot)
-        if len(s) > 1:
-            # How many face-down cards lie under the top card.
-            self._number(len(s) - 1, x + SLOT_W - 2, y + 9, fg, rot)
+            # The pedestal under the lifted card: where the player's finger is.
+            self.fill_rect(x + 2, y + CARD_H, SLOT_W - 4, 2, 1, rot)
 
     def _stack(self, n, rot):
         x = STACK_X
         y = HALF_Y
-        self._fill(x, y, STACK_W, HALF_H, 0, rot)
+        self.fill_rect(x, y, STACK_W, HALF_H, 0, rot)
         self._mark(x, y, STACK_W, HALF_H, rot)
-        if n:
-            # The face-down spit stack (R6) with its count.
-            self._fill(x, y, STACK_W, HALF_H, 1, rot)
-            self._number(n, x + (STACK_W + (7 if n > 9 else 3)) // 2, y + 6, 0, rot)
-        else:
-            self._corners(x, y, STACK_W, HALF_H, 1, rot)
+        if not n:
+            self._corners(x, y + LIFT, STACK_W - 2, CARD_H, 1, rot)
+            return
+        # The face-down spit stack (R6): a card back, another behind it, its count in
+        # the middle.
+        if n > 1:
+            self.hline(x + 2, y, STACK_W - 2, 1, rot)
+            self.vline(x + STACK_W - 1, y, CARD_H, 1, rot)
+        self._back(x, y + LIFT, STACK_W - 2, CARD_H, rot)
+        self._number(n, x + (STACK_W - 2 + (7 if n > 9 else 3)) // 2, y + LIFT + 5, 1, rot)
 
-    def _message(self, m, rot):
-        x = MSG_X
+    def _banner(self, npiles, rot):
+        # R25-R26: the slap. The band turns into a banner; A slaps the left pile, B the
+        # right one (one pile: either button).
+        y = HALF_Y
+        self.fill_rect(0, y, W, HALF_H, 0, rot)
+        self._mark(0, y, W, HALF_H, rot)
+        self.fill_rect(0, y, W, BAR_Y - y - 1, 1, rot)
+        self.big("SLAP!", (W - _SLAP_W) // 2, y + 2, 0, rot)
+        if npiles == 2:
+            self.text("<A", 4, y + 5, 0, rot)
+            self.text("B>", W - 4 - text_width("B>"), y + 5, 0, rot)
+        else:
+            self.text("A/B", 4, y + 5, 0, rot)
+            self.text("A/B", W - 4 - text_width("A/B"), y + 5, 0, rot)
+
+    def _slap_bar(self, bar, rot):
+        # The slap time limit running out (R26), centred under the banner.
+        self.fill_rect(0, BAR_Y, W, 2, 0, rot)
+        self._mark(0, BAR_Y, W, 2, rot)
+        if bar > 0:
+            w = bar * W // BAR_MAX
+            self.fill_rect((W - w) // 2, BAR_Y, w, 2, 1, rot)
+
+    def _size(self, n, small, x, rot):
+        # A pile's size, big, beside it; the smaller pile's inverted (slap it, R25).
         y = MSG_Y
-        self._fill(x, y, MSG_W, CORNER_H, 0, rot)
+        self.fill_rect(x, y, MSG_W, CORNER_H, 0, rot)
+        self._mark(x, y, MSG_W, CORNER_H, rot)
+        fg = 1
+        if small:
+            self.fill_rect(x + 2, y + 1, MSG_W - 4, CORNER_H - 2, 1, rot)
+            fg = 0
+        self.big_centred("%d" % n, y + 3, fg, rot, x, MSG_W)
+
+    def _message(self, m, x, rot):
+        y = MSG_Y
+        self.fill_rect(x, y, MSG_W, CORNER_H, 0, rot)
         self._mark(x, y, MSG_W, CORNER_H, rot)
         fg = 1
         if m.inv:
-            self._fill(x, y, MSG_W, CORNER_H - 1, 1, rot)
+            self.fill_rect(x, y, MSG_W, CORNER_H - 1, 1, rot)
             fg = 0
         self.text(m.l1, x + 1, y + 2, fg, rot, x + MSG_W)
-        self.text(m.l2, x + 1, y + 9, fg, rot, x + MSG_W)
+        if m.bar >= 0:
+            # A time running out under the first line (the fumble, R41).
+            if m.bar > 0:
+                self.fill_rect(x + 1, y + 9, m.bar, 4, fg, rot)
+        else:
+            self.text(m.l2, x + 1, y + 9, fg, rot, x + MSG_W)
 
-    def _info(self, rnd, pts, bar, rot):
+    def _info(self, rnd, pts, rot):
         x = INFO_X
         y = MSG_Y
-        self._fill(x, y, MSG_W, CORNER_H, 0, rot)
+        self.fill_rect(x, y, MSG_W, CORNER_H, 0, rot)
         self._mark(x, y, MSG_W, CORNER_H, rot)
         r = self._number(rnd, x + MSG_W - 1, y + 2, 1, rot)
         self.text("ROUND", r - 2 - _ROUND_W, y + 2, 1, rot)
-        if bar > 0:
-            # The slap time limit running out (R26).
-            self._fill(x + MSG_W - bar, y + 10, bar, 3, 1, rot)
-        elif bar < 0 and pts >= 0:
+        if pts >= 0:
             r = self._number(pts, x + MSG_W - 1, y + 9, 1, rot)
             self.text("PTS", r - 2 - _PTS_W, y + 9, 1, rot)
 
     def _area(self, layout, npiles):
-        self._fill(AREA_X, 16, AREA_W, 32, 0, 0)
+        self.fill_rect(AREA_X, 16, AREA_W, 32, 0, 0)
         self._mark(AREA_X, 16, AREA_W, 32, 0)
         xs = PILE_X2 if layout == 2 else PILE_X1
         for j in range(layout):
             if j < npiles:
-                self._rect(xs[j], PILE_Y, PILE_W, PILE_H, 1, 0)
+                self.rect(xs[j], PILE_Y, PILE_W, PILE_H, 1, 0)
             else:
                 self._corners(xs[j], PILE_Y, PILE_W, PILE_H, 1, 0)
 
     def _face(self, card, x):
         # The interior rows 24-39 only (pages 3-4); the frame stays.
-        self._fill(x + 1, FACE_Y, PILE_W - 2, FACE_H, 0, 0)
+        self.fill_rect(x + 1, FACE_Y, PILE_W - 2, FACE_H, 0, 0)
         self._mark(x + 1, FACE_Y, PILE_W - 2, FACE_H, 0)
         t = _RANK_TEXT[card >> 2]
         for rot in (0, 1):
@@ -421,61 +566,18 @@ class View:
             self.big(t, xl + 2, 30, 1, rot)
             self._suit(card, xl + 2, 24, 1, rot)
 
-    def _count(self, n, x):
-        # Pile sizes in the slap phase: slap the smaller pile (R25).
-        for rot in (0, 1):
-            xl = x if not rot else W - x - PILE_W
-            self._fill(xl + 1, 40, PILE_W - 2, 5, 0, rot)
-            self._mark(xl + 1, 40, PILE_W - 2, 5, rot)
-            if n:
-                self._number(n, xl + PILE_W - 3, 40, 1, rot)
-
     # ---- text screens -----------------------------------------------------------------
     def stale_text(self, kind, key):
         """Is text screen `kind` with content version `key` not what is on screen?"""
         return self._kind != kind or self._text_key != key
 
-    def _begin_text(self, kind, key):
+    def begin_text(self, kind, key):
+        """Start drawing text screen `kind` with content version `key` on a clear
+        screen; False if that is what is shown already."""
         if self._kind == kind and self._text_key == key:
             return False
         self._kind = kind
         self._text_key = key
         self.fb.fill(0)
         self._mark(0, 0, W, H, 0)
-        return True
-
-    def title(self, kind, key, items, sel, note):
-        """Title and menu, upright (whoever sets up the game reads it)."""
-        if not self._begin_text(kind, key):
-            return False
-        self.big("SPIT", (W - big_width("SPIT")) // 2, 1, 1, 0)
-        self.text(note, (W - text_width(note)) // 2, 13, 1, 0)
-        y = 21
-        for k in range(len(items)):
-            fg = 1
-            if k == sel:
-                self._fill(0, y - 1, W, 7, 1, 0)
-                fg = 0
-            self.text(items[k], 6, y, fg, 0)
-            y += 7
-        return True
-
-    def halves(self, kind, key, lines0, lines1, sel=-1):
-        """A text screen in two halves, each facing its player: lines0 for player 0
-        (bottom, upright), lines1 for player 1 (top, rotated). Up to five lines each;
-        line `sel` is highlighted in both (a menu)."""
-        if not self._begin_text(kind, key):
-            return False
-        for rot in (0, 1):
-            lines = lines1 if rot else lines0
-            self._hline(8, 32, W - 16, 1, rot)
-            y = 34
-            for k in range(len(lines)):
-                fg = 1
-                if k == sel:
-                    self._fill(0, y - 1, W, 7, 1, rot)
-                    fg = 0
-                s = lines[k]
-                self.text(s, (W - text_width(s)) // 2, y, fg, rot)
-                y += 6
         return True

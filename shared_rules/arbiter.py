@@ -134,8 +134,9 @@ class Arbiter:
             return -1
         if was_legal:
             return d
-        if action[0] != "play" or len(action) != 4 or not _index(action[2], 5):
-            return -1
+        if (action[0] != "play" or len(action) != 4 or not _index(action[2], 5)
+                or not _index(action[3], len(self.game.piles))):
+            return -1       # junk (no such stockpile or pile) never raced anyone
         s = self.game.stock[p][action[2]]
         if not s:
             return -1

@@ -1,4 +1,4 @@
-# The CPU opponent (issue 3). It plays through the same two-button pad as a person:
+# The CPU opponent. It plays through the same two-button pad as a person:
 # it decides WHAT to do from what it can see, and WHEN to press from a model of human
 # reaction time, cursor speed and mistakes. Pure and deterministic from a seed; integer
 # microseconds only; runs unchanged on CPython and MicroPython.
@@ -7,7 +7,7 @@
 Interface (all times are MicroPython ticks in us, wrapping at 2**30; compare them
 with shared_rules.arbiter.ticks_diff):
 
-    bot = Bot(player, level, seed)      # level: "easy", "normal" or "hard"
+    bot = Bot(player, level, seed)      # level: "easy", "normal", "hard" or "masher"
     bot.observe(game, now_us, cursor=None)
         Tell the bot the state may have changed: call it once at the start and after
         every Arbiter.settle() that returned results, and after anything else that
@@ -25,6 +25,10 @@ with shared_rules.arbiter.ticks_diff):
     bot.due_us() -> t_us or None
         When the bot next wants to act (a look at the table or a press), so a
         simulated clock can jump there; None while it waits for a change.
+    bot.fumbled(until_us, now_us)
+        One of its presses was a fumble (RULES.md R41): its buttons are dead until
+        until_us. It drops its plan, looks again a reaction later and presses nothing
+        before until_us.
 
 In the app, one frame (the bot's presses join the human's drained button events, and
 everything is fed before the arbiter settles):
@@ -57,7 +61,11 @@ plans again; a press that lands before it has seen the change goes ahead and may
 the race (the arbiter says "beaten"), as a person's would. In "ready" it says Spit
 (either button); in "slap" it slaps the smaller pile (A = its left pile, B = its right).
 Easy (and rarely normal) players miss plays (look again later) and press the wrong
-button.
+button; a wrong B that fits nowhere is a fumble they pay for. A bot that plays its last
+stockpile card slaps a reaction later without waiting to see the slap phase (it knows
+the round ends with its card). The "masher" level reads nothing: it presses B, then A,
+each four times a second, whatever is on the table (the simulation's measure of whether
+looking beats pressing blindly).
 """
 
 from shared_rules.rng import Rng
@@ -72,19 +80,27 @@ from shared_rules.pad import A, B, main_action, next_stockpile, pile_on_left, fo
 # = step + normal(0, step_sd), at least step_min. Per mille: miss = a look that fails
 # to see the move (it looks again a reaction later), wrong = a press of the other
 # button. follow = how much a play that leaves another play counts, in quarter cursor
-# steps per follow-up, at most two (0: it simply takes the nearest move).
+# steps per follow-up, at most two (0: it simply takes the nearest move). mash = the
+# period of a blind masher's presses of each button (0: the level looks at the table).
 _FIELDS = ("mu", "sigma", "tau", "rt_min", "step", "step_sd", "step_min",
-           "miss", "wrong", "follow")
+           "miss", "wrong", "follow", "mash")
 _TABLE = (
-    # level      mu   sigma     tau  rt_min    step step_sd step_min miss wrong follow
-    ("hard",   150000, 20000,  40000, 100000, 165000, 20000, 100000,    0,    0,    2),
-    ("normal", 230000, 35000, 110000, 130000, 200000, 35000, 110000,   20,   10,    1),
-    ("easy",   330000, 60000, 250000, 160000, 260000, 55000, 130000,  100,   50,    0),
+    # level      mu   sigma     tau  rt_min    step step_sd step_min miss wrong follow   mash
+    ("hard",   150000, 20000,  40000, 100000, 165000, 20000, 100000,    0,    0,    2,      0),
+    ("normal", 190000, 35000,  60000, 130000, 185000, 35000, 110000,   10,    5,    1,      0),
+    ("easy",   330000, 60000, 250000, 160000, 260000, 55000, 130000,  100,   50,    0,      0),
+    # Reads nothing: B then A, each four times a second on average, whatever is on the
+    # table (the strategy the fumble, R41, is there to beat). A finger keeps no perfect
+    # time: each gap varies by step_sd (perfect time would lock to a fumble time that
+    # is a multiple of its period). It looks at nothing, so mu..follow are never used.
+    ("masher",      0,     0,      0,      0,      0, 15000,      0,    0,    0,    0, 250000),
 )
 LEVELS = {}
 for _row in _TABLE:
     LEVELS[_row[0]] = dict(zip(_FIELDS, _row[1:]))
-LEVEL_NAMES = ("easy", "normal", "hard")
+LEVEL_NAMES = ("easy", "normal", "hard")     # the menu's CPU levels 1-3
+MASHER = "masher"
+ALL_LEVELS = LEVEL_NAMES + (MASHER,)         # every level the simulation can seat
 
 # Cost of a move in quarter cursor steps, before its distance: plays first (they are
 # races), then flips (manual_flip), then fills (they only turn a card up).
@@ -212,7 +228,7 @@ class Bot:
         if player not in (0, 1):
             raise ValueError("player must be 0 or 1")
         if level not in LEVELS:
-            raise ValueError("level must be one of %s" % (", ".join(LEVEL_NAMES),))
+            raise ValueError("level must be one of %s" % (", ".join(ALL_LEVELS),))
         self.player = player
         self.level = level
         self.lv = LEVELS[level]
@@ -223,6 +239,10 @@ class Bot:
         self._look = None        # ticks of the next look, or None
         self._plan = None
         self._last_t = None      # stamp of the last press
+        self._dead = None        # its buttons are dead until this stamp (a fumble, R41)
+        self._mash = self.lv["mash"]
+        self._mash_t = None      # a masher's next press
+        self._mash_b = B
         # Counters, for tests and the simulation.
         self.presses = 0
         self.looks = 0
@@ -238,6 +258,11 @@ class Bot:
             self._plan = None
             self._look = None
             self._sig = None
+            if self._mash:
+                # A masher starts at a moment of its own (from its seed), then keeps time.
+                self._mash_t = ticks_add(now_us, self.rng.below(self._mash))
+        if self._mash:
+            return               # it reads nothing
         if cursor is not None:
             self.cursor = cursor
         sig = self._signature(game)
@@ -246,7 +271,22 @@ class Bot:
             if self._look is None:
                 self._look = ticks_add(now_us, self.reaction())
 
+    def fumbled(self, until_us, now_us):
+        """One of its presses was refused during play (a fumble, R41): its buttons are
+        dead until until_us. Like a person who hears the buzz, it drops what it was
+        doing, looks again a reaction later and presses nothing before until_us. (A
+        masher reads nothing, so it simply keeps pressing.)"""
+        if self._mash:
+            return
+        self._dead = until_us
+        if self._plan is not None and self._plan[_P_KIND] == "move":
+            self.dropped += 1
+        self._plan = None
+        self._look = ticks_add(now_us, self.reaction())
+
     def due_us(self):
+        if self._mash:
+            return self._mash_t
         look = self._look
         plan = self._plan
         if plan is None:
@@ -257,6 +297,8 @@ class Bot:
         return look
 
     def next_press(self, now_us):
+        if self._mash:
+            return self._mash_press(now_us)
         while True:
             look = self._look
             plan = self._plan
@@ -272,6 +314,19 @@ class Bot:
                     return press
                 continue
             return None
+
+    def _mash_press(self, now_us):
+        t = self._mash_t
+        if t is None or ticks_diff(t, now_us) > 0:
+            return None
+        button = self._mash_b
+        self._mash_b = A if button == B else B
+        # B, A, B, ...: each button every mash us on average.
+        gap = (self._mash >> 1) + ((self.lv["step_sd"] * normal_q16(self.rng)) >> 16)
+        self._mash_t = ticks_add(t, gap if gap > 1000 else 1000)
+        self._last_t = t
+        self.presses += 1
+        return (t, button)
 
     # ---- timing ---------------------------------------------------------------
     def reaction(self):
@@ -358,6 +413,12 @@ class Bot:
             earliest = ticks_add(self._last_t, gap)
             if ticks_diff(earliest, plan[_P_T]) > 0:
                 plan[_P_T] = earliest
+        if self._dead is not None:
+            # After a fumble (R41): nothing before the buttons are live again.
+            if ticks_diff(self._dead, plan[_P_T]) > 0:
+                plan[_P_T] = self._dead
+            else:
+                self._dead = None
         self._plan = plan
 
     # ---- pressing -------------------------------------------------------------
@@ -395,12 +456,26 @@ class Bot:
                 self.cursor = next_stockpile(g, p, self.cursor)
         self._last_t = t
         self.presses += 1
-        if done:
+        if done and kind == "move" and self._last_card(plan[_P_ACTION]):
+            # Its last stockpile card: it knows the round ends with it (R24) and the
+            # slap comes (R25), so it slaps a reaction later without waiting to see
+            # the slap phase and planning afresh, at the pile that will be smaller.
+            j = plan[_P_ACTION][3]
+            n0 = len(g.piles[0]) + (1 if j == 0 else 0)
+            n1 = len(g.piles[1]) + (1 if j == 1 else 0)
+            self._plan = ["slap", 0 if n0 <= n1 else 1, None, -1, -1, SLAP, g.round,
+                          ticks_add(t, self.reaction())]
+        elif done:
             self._plan = None
             self._ensure_look(t)            # check what came of it
         else:
             plan[_P_T] = ticks_add(t, self.step())
         return (t, button)
+
+    def _last_card(self, action):
+        g = self.game
+        return (action[0] == "play" and len(g.piles) == 2 and
+                g.stock_count(self.player) == 1)
 
     def _ensure_look(self, t):
         if self._look is None:

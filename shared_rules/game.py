@@ -1,4 +1,4 @@
-# The game of Spit as a state machine (RULES.md R1-R40). Actions are tuples; apply()
+# The game of Spit as a state machine (RULES.md R1-R42). Actions are tuples; apply()
 # either changes the state and returns None, or refuses with a reason and changes
 # nothing (R39). After every applied action the game moves on by itself: stall ->
 # "ready" (R22-R23), end of round -> "slap" or the next deal (R24-R34), "over".
@@ -401,6 +401,18 @@ class Game:
             self._stalled()
 
     def _round_over(self, end, out):
+        if self._points_finish():
+            # R42: this round's scores reach the target, so the game ends now (R37):
+            # no slap, the spit piles no longer matter. Each player keeps the pile
+            # they would have taken had nobody slapped (R26 ruling: the pile they
+            # started; one pile: the R21 priority player counts as out first), so all
+            # 52 cards stay accounted for (R29).
+            if len(self.piles) == 2:
+                self._collect(end, out, None, None)
+            else:
+                first = out if out is not None else self.tie_priority
+                self._collect(end, out, None, first)
+            return
         if len(self.piles) == 2:
             self.phase = SLAP            # R25
             self.ending = {"end": end, "out": out}
@@ -415,6 +427,14 @@ class Game:
                 return
             out = 0 if n0 < n1 else 1
         self._collect(end, out, None, out)
+
+    def _points_finish(self):
+        """R42: would the points this round scores bring a player to the target?"""
+        if not self.rules.points:
+            return False
+        t = self.rules.target
+        return (self.scores[0] + self.cards_held(0) >= t or
+                self.scores[1] + self.cards_held(1) >= t)
 
     def _slap(self, p, j):
         # R26: the first slap decides everything.
@@ -435,6 +455,9 @@ class Game:
             p, j = slap
             taken[p] = self.piles[j]
             taken[1 - p] = self.piles[1 - j]
+        elif len(self.piles) == 2:
+            taken[0] = self.piles[0]          # R42: no slap; each keeps the pile they started
+            taken[1] = self.piles[1]
         else:
             taken[1 - keeps_nothing_from_centre] = self.piles[0]
         cards = [[], []]
@@ -624,6 +647,7 @@ def _check_snapshot(d):
           isinstance(sd[1], bool), "said")
     en = d["ending"]
     _need(en is None or (isinstance(en, dict) and en.get("end") in ("out", "stalled") and
-                         (en.get("out") is None or en.get("out") in (0, 1))), "ending")
+                         (en.get("out") is None or
+                          (en.get("out") in (0, 1) and _is_int(en.get("out"))))), "ending")
     _need(d["phase"] != SLAP or (d["ending"] is not None and len(pl) > 0), "slap without an ending")
     _need(d["last_round"] is None or isinstance(d["last_round"], dict), "last_round")

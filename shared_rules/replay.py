@@ -4,6 +4,8 @@
 #   spit-replay 1
 #   seed 42
 #   rules points=0 manual_flip=0 target=100
+#   fumble 500                    the device's fumble time in ms (R41); a replay
+#                                 without this line was recorded before it: 0
 #   press 1200345 play 0 2 1      an action touched at t_us (rules-level replays)
 #   settle 1202345                the arbiter settled at now_us
 #   button 1200345 0 1 1          a button event: t_us player button down(0/1)
@@ -46,6 +48,7 @@ class Replay:
     def __init__(self, seed=0, rules=None, records=None):
         self.seed = seed
         self.rules = rules if rules is not None else Rules()
+        self.fumble_ms = None     # the device's fumble time (R41), if it recorded one
         # Each record is a tuple: ("press", t, action), ("settle", t),
         # ("button", t, player, button, down), ("frame", t).
         self.records = records if records is not None else []
@@ -64,7 +67,8 @@ class Replay:
 
     def __eq__(self, other):
         return (isinstance(other, Replay) and self.seed == other.seed and
-                self.rules == other.rules and self.records == other.records)
+                self.rules == other.rules and self.fumble_ms == other.fumble_ms and
+                self.records == other.records)
 
     def format(self):
         r = self.rules
@@ -73,6 +77,8 @@ class Replay:
             "seed %d" % self.seed,
             "rules points=%d manual_flip=%d target=%d" % (r.points, r.manual_flip, r.target),
         ]
+        if self.fumble_ms is not None:
+            lines.append("fumble %d" % self.fumble_ms)
         for rec in self.records:
             kind = rec[0]
             if kind == "press":
@@ -120,6 +126,11 @@ def _parse_line(rp, line, seen_magic):
                 raise ValueError("bad rule option %r" % (item,))
             opts[key] = _int(val, key)
         rp.rules = Rules.from_dict(opts)
+    elif head == "fumble" and len(parts) == 2:
+        ms = _int(parts[1], "fumble")
+        if not 0 <= ms <= 60000:
+            raise ValueError("fumble time %d ms is not 0 .. 60000" % ms)
+        rp.fumble_ms = ms
     elif head == "press" and len(parts) >= 3:
         rp.records.append(("press", _tick(parts[1]), parse_action(" ".join(parts[2:]))))
     elif head in ("settle", "frame") and len(parts) == 2:

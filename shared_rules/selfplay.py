@@ -3,14 +3,18 @@
 # one due event to the next. Pure (no I/O, no floats) so the same loop runs under
 # CPython (tools/simulate.py, tests) and MicroPython (tests/mp/bot_game.py).
 #
-# Every step it checks the invariants of issue 3: all 52 cards present and distinct
+# The device's fumble (RULES.md R41) is played as the app plays it: a refused play, fill
+# or flip leaves that player's buttons dead for the fumble time (presses touched then
+# never reach the pad), and the bot is told, as a person would hear the buzz.
+#
+# Every step it checks the invariants of the CPU player: all 52 cards present and distinct
 # (R29); no action that legal_actions offered when pressed was refused unless the
 # arbiter called it "beaten"; legal_actions and why_not agree; presses are A/B with
 # non-decreasing stamps; the game ends within a simulated-time and action cap.
 
 from shared_rules.game import Game, PLAY, READY, OVER
-from shared_rules.arbiter import Arbiter, ticks_diff, BEATEN, TICKS_PERIOD
-from shared_rules.pad import Pad, A, B
+from shared_rules.arbiter import Arbiter, ticks_diff, ticks_add, BEATEN, TICKS_PERIOD
+from shared_rules.pad import Pad, A, B, Fumbles, FUMBLE_US
 from shared_rules.bot import Bot
 
 MAX_US = 4 * 60 * 60 * 1000000   # a game longer than four simulated hours never ends
@@ -43,18 +47,20 @@ def all_cards_ok(game):
 
 
 def play(seed, levels, rules=None, start_us=0, window_us=2000, max_us=MAX_US,
-         max_actions=MAX_ACTIONS, record=None):
+         max_actions=MAX_ACTIONS, record=None, fumble_us=FUMBLE_US):
     """Play one game: levels[seat] is the level of the bot in that seat. Returns a
     dict of ints and a list "violations" (strings). `start_us` is the tick count at
     the start (to test the wrap at 2**30). If `record` is a list, every press is
-    appended to it as (seat, t_us, button, action or None)."""
+    appended to it as (seat, t_us, button, action or None, or "dead" for a press
+    during a fumble). fumble_us: the device's fumble time (R41; 0 = off)."""
     game = Game(seed, rules)
     arb = Arbiter(game, window_us)
     pads = [Pad(0), Pad(1)]
     bots = [Bot(0, levels[0], bot_seed(seed, 0)), Bot(1, levels[1], bot_seed(seed, 1))]
     st = {"seed": seed, "winner": -1, "rounds": 0, "us": 0, "races": 0, "ties": 0,
           "stalls": 0, "plays": 0, "actions": 0, "presses": 0, "refused": 0,
-          "dropped": 0, "misses": 0, "wrong": 0, "hash": 0}
+          "dropped": 0, "misses": 0, "wrong": 0, "fumbles": 0, "dead": 0, "hash": 0}
+    fumbles = Fumbles(fumble_us)
     bad = []
     T = 0                          # simulated us since the start (not wrapped)
     now = start_us & _MASK
@@ -110,6 +116,9 @@ def play(seed, levels, rules=None, start_us=0, window_us=2000, max_us=MAX_US,
                     st["refused"] += 1
                     if offered and reason != BEATEN:
                         bad.append("refused an offered action %r at %d: %s" % (action, t, reason))
+                    if fumbles.settled(action, t, reason):
+                        st["fumbles"] += 1
+                        bots[action[1]].fumbled(ticks_add(t, fumble_us), now)
             if results:
                 if phase0 == PLAY and game.phase == READY and game.round == round0:
                     st["stalls"] += 1
@@ -131,6 +140,11 @@ def play(seed, levels, rules=None, start_us=0, window_us=2000, max_us=MAX_US,
                 last_t[p] = t
                 st["presses"] += 1
                 h = ((h ^ t) * 16777619 + p * 2 + button) & 0xFFFFFFFF
+                if fumbles.dead(p, t):
+                    st["dead"] += 1            # R41: a dead button does nothing
+                    if record is not None:
+                        record.append((p, t, button, "dead"))
+                    continue
                 action = pads[p].press(game, button)
                 if record is not None:
                     record.append((p, t, button, action))
@@ -170,9 +184,10 @@ def play(seed, levels, rules=None, start_us=0, window_us=2000, max_us=MAX_US,
 def summary(st):
     """One line of ints, identical on CPython and MicroPython for the same game."""
     return ("seed=%d winner=%d rounds=%d us=%d plays=%d actions=%d presses=%d races=%d "
-            "ties=%d stalls=%d refused=%d dropped=%d misses=%d wrong=%d hash=%08x "
-            "final=%08x violations=%d" % (
+            "ties=%d stalls=%d refused=%d dropped=%d misses=%d wrong=%d fumbles=%d dead=%d "
+            "hash=%08x final=%08x violations=%d" % (
                 st["seed"], st["winner"], st["rounds"], st["us"], st["plays"], st["actions"],
                 st["presses"], st["races"], st["ties"], st["stalls"], st["refused"],
-                st["dropped"], st["misses"], st["wrong"], st["hash"], st["final"],
+                st["dropped"], st["misses"], st["wrong"], st["fumbles"], st["dead"],
+                st["hash"], st["final"],
                 len(st["violations"])))

@@ -22,6 +22,14 @@ def regen_golden(request):
     return request.config.getoption("--regen-golden")
 
 
+# `make mutate` runs each mutant's tests with --hypothesis-profile=mutate: the same
+# examples every run (a score is repeatable) and no example database (a failing example
+# found for one mutant must not be replayed against the next).
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("mutate", derandomize=True, database=None)
+
+
 # ---- the emulated Pico ------------------------------------------------------------------
 # Its tests need Node.js with rp2040js (`make pico-setup`) and the MicroPython image in
 # ../shared/rp2/ (as CI has). Without them they skip, saying what is missing.

@@ -35,8 +35,21 @@ def all_cards(g):
     return out
 
 
-def run_micropython(script, *args, heap="150K", stdin=None, timeout=300):
-    env = dict(os.environ, MICROPYPATH=str(ROOT))
+def device_modules():
+    """The device's modules compiled with mpy-cross, as on the board (build/mpy): the
+    folder to put before the repository on MICROPYPATH."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from mp_run import compile_device
+    finally:
+        sys.path.pop(0)
+    return compile_device()
+
+
+def run_micropython(script, *args, heap="150K", stdin=None, timeout=300, path=None):
+    """Run `script` under the MicroPython binary; MICROPYPATH is `path` (a list of
+    folders) or the repository root."""
+    env = dict(os.environ, MICROPYPATH=":".join(str(p) for p in (path or [ROOT])))
     return subprocess.run([str(MICROPYTHON), "-X", "heapsize=" + heap, str(script)] + list(args),
                           capture_output=True, text=True, env=env, cwd=str(ROOT),
                           input=stdin, timeout=timeout)

@@ -42,30 +42,34 @@ def test_menu_a_moves_b_chooses_and_start_uses_the_settings():
     r.frames(1)
     assert app.screen == A.TITLE
     assert [app.menu_text(i) for i in app.menu_items()] == [
-        "2 PLAYERS", "STANDARD GAME", "AUTO FLIP", "SOUND ON", "START"]
+        "2 PLAYERS", "STANDARD GAME", "AUTO FLIP", "FUMBLE 1.25 S", "SOUND ON",
+        "HOW TO PLAY", "START"]
     r.menu(["B", "B"])                       # mode: 2 players -> CPU easy -> CPU normal
-    r.menu(["A", "B", "A", "B", "A", "B"])   # points, manual flip, sound off
-    assert app.settings == {"mode": 2, "points": 1, "flip": 1, "sound": 0}
-    r.menu(["A", "A", "A", "A", "A"])        # five items: A wraps round to the same one
-    assert app._sel % 5 == 3
+    r.menu(["A", "B", "A", "B", "A", "B", "A", "B"])   # points, manual flip, fumble, sound
+    assert app.settings == {"mode": 2, "points": 1, "flip": 1, "sound": 0, "fumble": 1500}
+    assert app.menu_text(app.menu_items()[3]) == "FUMBLE 1.5 S"
+    r.menu(["A"] * 7)                        # seven items: A wraps round to the same one
+    assert app.title.sel % 7 == 4
     # Walk to START and choose it.
-    while app.menu_items()[app._sel % len(app.menu_items())] != A._START:
+    while app.menu_text(app.menu_items()[app.title.sel % 7]) != "START":
         r.menu(["A"])
     r.menu(["B"])
     assert app.screen == A.GAME
     g = app.game
     assert g.rules.points and g.rules.manual_flip
     assert app.cpu == [None, 2] and not app.seats[1].human
+    assert app.table.fumbles.us == 1500000
     saved = r.storage.load()
     assert saved["settings"]["mode"] == 2 and saved["game"] is not None
+    assert saved["settings"]["fumble"] == 1500
 
 
 def test_sound_off_plays_nothing():
     r = rig()
     r.frames(1)
-    r.menu(["A", "A", "A", "B"])             # sound off
+    r.menu(["A", "A", "A", "A", "B"])        # sound off
     n = len(r.sound.played)
-    r.menu(["A", "B"])                       # START
+    r.menu(["A", "A", "B"])                  # START
     r.add_bots(("hard", "hard"), seed=2)
     r.frames(600)
     assert len(r.sound.played) == n
@@ -103,8 +107,9 @@ def test_two_scripted_humans_play_a_whole_game(rules, seed):
     assert {"play", "spit", "round-over"} <= played
     assert ("win" in played) or ("draw" in played)
     assert r.disp.span_errors == 0
-    # game over -> a press after a moment -> title, the saved game gone
+    # game over -> after a moment, A (to MENU) and B -> title, the saved game gone
     r.frames(60)
+    r.tap(1, "A", frames=2)
     r.tap(1, "B", frames=2)
     assert app.screen == A.TITLE
     assert app.saved is None
@@ -160,8 +165,10 @@ def test_lost_race_says_beaten_by_how_much_and_sounds_different():
 
 
 def test_illegal_press_says_doesnt_fit_and_sounds_different():
+    # With the fumble off (R41: 0); with it on, the fumble replaces this message.
     r = rig()
-    start(r, race_table())
+    r.app.start_game(0, None, (None, None), r.clock.now, game=race_table(), fumble_ms=0)
+    r.frames(1)
     r.tap(0, "A", frames=2)                   # cursor to 9D
     assert r.app.pads[0].cursor == 1
     before = r.app.game.snapshot()
@@ -206,8 +213,8 @@ def test_stall_says_spit_again_and_both_presses_turn_new_cards():
     r.tap(0, "B", frames=2)                   # 3C onto 2S: now nobody can play
     app = r.app
     assert app.game.phase == "ready" and app.game.piles
-    assert texts_of(app, 0)[:2] == ("SPIT", "AGAIN!")
-    assert texts_of(app, 1)[:2] == ("SPIT", "AGAIN!")
+    assert texts_of(app, 0)[:2] == ("NO PLAYS", "SPIT: A/B")
+    assert texts_of(app, 1)[:2] == ("NO PLAYS", "SPIT: A/B")
     r.tap(1, "A", frames=2)
     assert texts_of(app, 1)[:2] == ("READY", "WAIT...")
     assert app.game.phase == "ready"
@@ -227,7 +234,7 @@ def go_to_slap(r):
     start(r, slap_table())
     r.tap(0, "B", frames=2)
     assert r.app.game.phase == "slap"
-    assert texts_of(r.app, 0)[0] == "SLAP!"
+    assert r.app.table.slap_bar > 0           # the banner's time limit is running
 
 
 def test_first_slap_takes_its_pile_the_other_takes_the_other():
@@ -243,7 +250,7 @@ def test_first_slap_takes_its_pile_the_other_takes_the_other():
     # player 0 slaps 60 ms later: they lost that race, and are told by how much
     r.inp.press(t1 + 60 * MS, 0, "B")
     r.frames(2)
-    assert app._notes[0] == "BEATEN BY 60 MS"
+    assert app.screens[A.SUMMARY].notes[0] == "BEATEN BY 60 MS"
     assert app.stats.races[1] == 1
     assert app.screen == A.SUMMARY                # that slap did not skip the summary
     # the summary waits for a press, then the next round's ready screen
@@ -258,21 +265,21 @@ def test_nobody_slaps_in_time_each_takes_the_pile_they_started():
     app = r.app
     t0 = r.clock.now
     bars = []
-    r.until(lambda a: bars.append(a._bars[0]) or a.screen != A.GAME)
+    r.until(lambda a: bars.append(a.table.slap_bar) or a.screen != A.GAME)
     waited = r.clock.now - t0
     assert A.SLAP_LIMIT_US - 100 * MS <= waited <= A.SLAP_LIMIT_US + 100 * MS
     assert max(bars) > 20 and 0 in bars        # the bar ran down
     lr = app.game.last_round
     assert lr["slap"] == [0, 0]               # R26 ruling: player 0 pile 0, player 1 pile 1
     assert lr["took"] == [3, 1]
-    assert app._notes == ["NOBODY SLAPPED", "NOBODY SLAPPED"]
+    assert app.screens[A.SUMMARY].notes == ["NOBODY SLAPPED", "NOBODY SLAPPED"]
 
 
 def test_a_slap_touched_before_the_limit_beats_the_limit():
     r = rig()
     go_to_slap(r)
     app = r.app
-    deadline = app._slap_deadline
+    deadline = app.table.slap_deadline
     # Touched 1 ms before the limit, but it reaches the app a frame after the limit.
     r.clock.now = deadline + 20 * MS
     r.inp.press(deadline - 1 * MS, 1, "B")    # player 1's right pile: pile 0
@@ -351,6 +358,7 @@ def test_continue_resumes_the_saved_round():
     r.add_bots(("hard", "hard"), seed=12)
     r.until(lambda a: a.screen == A.SUMMARY)
     boundary = app.game.snapshot()
+    r.frames(15)                  # the save comes a moment into the summary (see below)
     # a new app on the same storage: the title offers CONTINUE at the next round
     r2 = Rig(framebuf, storage=r.storage, start=r.clock.now)
     r2.frames(1)
@@ -391,7 +399,7 @@ def test_six_button_menu_up_goes_back():
     r = rig(scheme=6)
     r.frames(1)
     r.menu(["D", "D", "U"])
-    assert r.app._sel == 1
+    assert r.app.title.sel == 1
 
 
 def test_recording_stops_at_its_limit_without_failing():
@@ -422,10 +430,10 @@ def test_settings_are_saved_when_changed_and_keep_the_resumable_game():
     r.app.start_game(8, Rules(), (None, None), r.clock.now)
     r.frames(2)
     boundary = r.storage.load()["game"]
-    r.app._to_title()                          # e.g. quit from the pause menu
+    r.app.to_title(r.clock.now)                # e.g. quit from the pause menu
     r.frames(2)
     assert r.app.menu_text(r.app.menu_items()[0]) == "CONTINUE ROUND 1"
-    r.menu(["A", "A", "A", "A", "B"])           # SOUND: off
+    r.menu(["A", "A", "A", "A", "A", "B"])      # SOUND: off
     d = r.storage.load()
     assert d["settings"]["sound"] == 0
     assert d["game"] == boundary

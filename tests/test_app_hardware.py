@@ -181,3 +181,63 @@ def test_app_modules_do_not_import_hardware_or_desktop_modules():
         for mod in ("machine", "framebuf", "rp2", "pygame", "time", "desktop_emulator",
                     "typing", "dataclasses", "enum", "abc", "random", "itertools", "functools"):
             assert not re.search(r"^\s*(import|from)\s+%s\b" % mod, text, re.M), (path.name, mod)
+
+
+def test_display_without_a_driver_builds_the_ssd1306_128x64_at_0x3c(monkeypatch):
+    # On the device Display(i2c) loads micropython-lib's ssd1306 driver itself.
+    import types
+
+    from firmware.hw.display import Display
+    made = []
+
+    class FakeSSD1306(framebuf.FrameBuffer):
+        def __init__(self, width, height, i2c, addr):
+            made.append((width, height, i2c, addr))
+            self.buffer = bytearray(width * height // 8)
+            super().__init__(self.buffer, width, height, framebuf.MONO_VLSB)
+            self.shown = 0
+
+        def show(self):
+            self.shown += 1
+
+    monkeypatch.setitem(sys.modules, "ssd1306", types.SimpleNamespace(SSD1306_I2C=FakeSSD1306))
+    d = Display("i2c-bus", framebuf_module=framebuf)
+    assert made[0] == (128, 64, "i2c-bus", 0x3C)
+    assert d.width == 128 and d.pages == 8 and d.ok
+    # The app draws into the port's own buffer (kept whatever happens to the driver),
+    # and the driver's own set-up is the only clear: no second full frame is sent.
+    assert d.fb is not d.oled and len(d.buffer) == 1024 and d.oled.shown == 0
+
+
+def test_buzzer_ends_a_tune_with_a_frequency_but_no_duration_quietly():
+    # A tune is (name, freq, ms, freq, ms, ...); a last frequency without its duration
+    # (a typo in a tune table) ends the tune instead of raising in the main loop.
+    from firmware.hw.buzzer import Buzzer
+
+    class PWM:
+        def __init__(self, log):
+            self.log = log
+
+        def freq(self, f):
+            self.log.append(("freq", f))
+
+        def duty_u16(self, d):
+            self.log.append(("duty", d))
+
+    class Machine:
+        def __init__(self):
+            self.log = []
+
+        def Pin(self, n):
+            return n
+
+        def PWM(self, pin):
+            return PWM(self.log)
+
+    m = Machine()
+    b = Buzzer(16, m)
+    b.play(("typo", 440, 10, 880))
+    for now in (0, 10_000, 20_000):
+        b.step(now)
+    assert b.tune is None
+    assert m.log == [("duty", 0), ("freq", 440), ("duty", 32768), ("duty", 0)]

@@ -27,7 +27,7 @@ def play(fs, stop_frame=None):
     frames = 0
     try:
         r.frames(2)
-        r.menu(["A", "B", "A", "A", "A", "B"])     # points game, START
+        r.menu(["A", "B"] + ["A"] * 5 + ["B"])     # points game, START
         r.add_bots(("hard", "normal"), seed=SEED)
         while r.app.screen != A.OVER_SCREEN:
             if stop_frame is not None and frames >= stop_frame:
@@ -103,5 +103,6 @@ def test_game_over_clears_the_saved_game():
     fs = FakeFlash()
     r, _, _, _ = play(fs)
     assert r.app.screen == A.OVER_SCREEN
+    r.frames(15)                              # the save waits a moment (no race open)
     d = FileStorage("spit.json", FakeFlash(fs.files)).load()
     assert d["game"] is None and d["settings"]["points"] == 1

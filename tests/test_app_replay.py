@@ -23,7 +23,7 @@ def record(seed, rules, cpu, via_menu=False):
     r.frames(2)
     shots = {}
     if via_menu:
-        r.menu(["B"] * (cpu[1] or 0) + ["A", "A", "A", "A", "B"])
+        r.menu(["B"] * (cpu[1] or 0) + ["A"] * 6 + ["B"])       # ... START
     else:
         app.start_game(seed, rules, cpu, r.clock.now)
     assert app.screen == A.GAME
@@ -93,7 +93,11 @@ def test_replay_text_round_trip():
     back = parse(text)
     assert back.seed == rp.seed and back.rules == rp.rules
     assert rp.records == back.records
-    assert back == Replay(rp.seed, rp.rules, list(rp.records))
+    assert back.fumble_ms == rp.fumble_ms == 1250
+    same = Replay(rp.seed, rp.rules, list(rp.records))
+    assert back != same                       # the fumble time is part of the game
+    same.fumble_ms = 1250
+    assert back == same
     r2, _ = replay_into(back)
     assert r2.app.game.snapshot() == r.app.game.snapshot()
 

@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared_rules.arbiter import BEATEN, TICKS_PERIOD, Arbiter, ticks_add, ticks_diff
+from shared_rules.cards import card
 from tests.helpers import layout
 
 E = ""
@@ -204,3 +205,207 @@ def test_r29_r19_random_presses_with_ties_keep_the_cards_and_touch_order(seed, b
             assert all(r is None or isinstance(r, str) for a, rt, r in res)
         assert sorted(all_cards(g)) == list(range(52))
     assert g.tie_priority in (0, 1)
+
+
+# ---- How races are classified (R20, R21) -------------------------------------------------
+
+from shared_rules.game import NO_FIT  # noqa: E402
+
+
+def test_r19_one_players_presses_in_one_instant_apply_in_the_order_pressed():
+    # Player 0 taps 9D onto 8S and then 10C onto the 9D so fast that both carry the same
+    # stamp: applied in the order pressed, both stand.
+    g = layout(["9D", "10C", "4C", E, E], ["KC", "2H", E, E, E], ["8S", "5D"],
+               hands=("3C", "4S"))
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 100)
+    arb.press(("play", 0, 1, 0), 100)
+    assert arb.settle(5000) == [(("play", 0, 0, 0), 100, None), (("play", 0, 1, 0), 100, None)]
+    assert g.piles[0][-2:] == [card("9D"), card("10C")]
+
+
+def test_r19_one_players_presses_in_one_instant_keep_their_order_when_it_fails():
+    # Pressed the other way round, the 10C does not fit yet: it is refused (no race, the
+    # player raced nobody) and the 9D that followed it still goes down.
+    g = layout(["9D", "10C", "4C", E, E], ["KC", "2H", E, E, E], ["8S", "5D"],
+               hands=("3C", "4S"))
+    arb = Arbiter(g)
+    arb.press(("play", 0, 1, 0), 100)
+    arb.press(("play", 0, 0, 0), 100)
+    assert arb.settle(5000) == [(("play", 0, 1, 0), 100, NO_FIT), (("play", 0, 0, 0), 100, None)]
+    assert arb.races == 0 and arb.ties == 0
+
+
+def test_r20_a_plain_misplay_right_after_the_opponent_played_is_not_a_lost_race():
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(("play", 1, 0, 0), 1000)          # 7C onto 8S
+    arb.settle(5000)
+    arb.press(("play", 0, 1, 1), 6000)          # KC never fitted 8S, 7C or 5D
+    assert arb.settle(9000) == [(("play", 0, 1, 1), 6000, NO_FIT)]
+    assert arb.races == 0 and arb.beaten_by_us == [0, 0]
+
+
+def test_r20_a_card_that_fitted_only_what_the_player_covered_themself_is_not_a_lost_race():
+    # Player 0 covers 8S with 9D; player 1 does something else meanwhile; then player 0
+    # presses a 7 that fitted the 8S they covered themselves: a misplay, not a race.
+    g = layout(["9D", "7H", "4C", E, E], ["6C", "2H", E, E, E], ["8S", "5D"],
+               hands=("3C", "4S"))
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 1000)
+    arb.press(("play", 1, 0, 1), 1500)          # 6C on 5D
+    arb.settle(5000)
+    arb.press(("play", 0, 1, 0), 6000)          # 7H: fitted 8S, which player 0 covered
+    assert arb.settle(9000)[0][2] == NO_FIT
+    assert arb.races == 0
+
+
+def test_r20_a_card_that_fitted_a_pile_covered_in_the_previous_round_is_not_a_lost_race():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"))
+    arb = Arbiter(g)
+    arb.press(("play", 1, 0, 1), 1000)          # 9C covers 8S ...
+    arb.press(("play", 0, 0, 0), 1200)          # ... and player 0 goes out: slap
+    arb.press(("slap", 0, 0), 1400)
+    arb.settle(10_000)
+    assert g.round == 2 and g.phase == "ready"
+    arb.press(("spit", 0), 11_000)
+    arb.press(("spit", 1), 11_000)
+    arb.settle(20_000)
+    misplays = [a for a in g.legal_actions(0) if a[0] == "play"]
+    # Any play of player 0 that does not fit now is a plain misplay in the new round,
+    # whatever the 8S of the last round would have taken.
+    for i in range(5):
+        for j in range(len(g.piles)):
+            if ("play", 0, i, j) not in misplays and g.stock[0][i]:
+                before = arb.races
+                arb.press(("play", 0, i, j), 30_000)
+                res = arb.settle(40_000)
+                assert res[0][2] != BEATEN
+                assert arb.races == before
+
+
+def test_r21_a_ties_loser_is_beaten_even_where_no_race_window_applies():
+    # race_us=0: only an exact tie can be a race. Both play onto 8S at the same instant;
+    # the player without the tie priority lost a race, by 0 µs.
+    for prio in (0, 1):
+        g = race_game()
+        g.tie_priority = prio
+        arb = Arbiter(g, race_us=0)
+        arb.press(("play", 0, 0, 0), 500)
+        arb.press(("play", 1, 0, 0), 500)
+        reasons = {a[1]: r for a, t, r in arb.settle(5000)}
+        assert reasons == {prio: None, 1 - prio: BEATEN}
+        assert arb.races == 1 and arb.ties == 1 and arb.beaten_by_us[1 - prio] == 0
+
+
+def test_r21_a_ties_loser_whose_press_never_fitted_is_not_beaten():
+    # Player 1's KC at the same instant never fitted anything: refused with its reason.
+    g = layout(["9D", "KC", "4C", E, E], ["7C", "KH", E, E, E], ["8S", "5D"], hands=("3C", "4S"))
+    g.tie_priority = 0
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 500)
+    arb.press(("play", 1, 1, 0), 500)
+    reasons = {a[1]: r for a, t, r in arb.settle(5000)}
+    assert reasons == {0: None, 1: NO_FIT}
+    assert arb.races == 0
+
+
+@pytest.mark.parametrize("first_pile", [0, 1])
+def test_r20_beaten_by_the_smallest_gap_when_both_piles_were_covered(first_pile):
+    # 9D fitted both 8S (pile 0) and 10H (pile 1). Player 1 covers one pile 4 ms before
+    # player 0's press and the other 1.5 ms before it: beaten by 1.5 ms, the closer race.
+    g = layout(["9D", "KC", "4C", E, E], ["7C", "JC", "2H", E, E], ["8S", "10H"],
+               hands=("3C", "4S"))
+    covers = {0: ("play", 1, 0, 0), 1: ("play", 1, 1, 1)}
+    arb = Arbiter(g)
+    arb.press(covers[first_pile], 1000)
+    arb.press(covers[1 - first_pile], 3500)
+    assert [r for a, t, r in arb.settle(5500)] == [None, None]
+    arb.press(("play", 0, 0, 0), 5000)
+    assert arb.settle(9000) == [(("play", 0, 0, 0), 5000, BEATEN)]
+    assert arb.beaten_by_us[0] == 1500 and arb.beaten_by_us[1] == 0
+    assert arb.races == 1
+
+
+@pytest.mark.parametrize("loser", [0, 1])
+def test_r20_beaten_by_the_gap_to_the_opponents_touch_when_the_press_was_legal(loser):
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(("play", loser, 0, 0), 4700)      # legal when pressed (8S on top) ...
+    arb.press(("play", 1 - loser, 0, 0), 1000)  # ... but the other card touched 3.7 ms earlier
+    res = arb.settle(9000)
+    assert res[0] == (("play", 1 - loser, 0, 0), 1000, None)
+    assert res[1] == (("play", loser, 0, 0), 4700, BEATEN)
+    assert arb.beaten_by_us[loser] == 3700 and arb.beaten_by_us[1 - loser] == 0
+    assert arb.races == 1
+
+
+JUNK_AFTER_PLAY = [("play", 0, 7, 0), ("play", 0, -1, 0), ("play", 0, 3, 0), ("play", 0, 0, 7),
+                   ("play", 2, 0, 0), ("play", -1, 0, 0), ("play", 1.0, 0, 0), ("play", 0.0, 0, 0),
+                   ("play", True, 0, 0), ("play", 0, 1.0, 0), ("play", 0, "1", 0), ("play", 0, 0),
+                   ("fill", 0, 9, 3), ("fill", 2, 2, 3), ("take", 0, 0, 0), ("zap", 0, 0, 0), ("slap", 0, 0), ("spit", 0), ("play",),
+                   (), None, "play", 42]
+
+
+@pytest.mark.parametrize("junk", JUNK_AFTER_PLAY, ids=[repr(j) for j in JUNK_AFTER_PLAY])
+def test_r39_junk_after_a_real_opponent_action_is_refused_not_raised(junk):
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(("play", 1, 0, 0), 1000)          # the opponent really played: 7C on 8S
+    assert arb.settle(5000)[0][2] is None
+    before = g.snapshot()
+    arb.press(junk, 6000)                       # within race_us of that play
+    res = arb.settle(9000)
+    assert len(res) == 1 and isinstance(res[0][2], str) and res[0][2] != BEATEN
+    assert g.snapshot() == before
+    assert arb.races == 0 and arb.beaten_by_us == [0, 0]
+    # ... and in the same instant as a real press of the opponent
+    arb.press(junk, 10_000)
+    arb.press(("play", 1, 1, 0), 10_000)        # 2H onto 7C: doesn't fit either
+    res = arb.settle(20_000)
+    assert all(isinstance(r, str) and r != BEATEN for a, t, r in res)
+    assert g.snapshot() == before
+
+
+def test_r19_r20_a_press_stamped_at_the_instant_of_the_opponents_play_but_read_late_lost():
+    # Player 1's 7C and player 0's 9D touched 8S in the same microsecond, but player 0's
+    # press reached the arbiter only after the 7C had been settled: still a race, lost
+    # by 0 µs (the same as a tie lost on priority), not a misplay.
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(("play", 1, 0, 0), 1000)
+    assert arb.settle(3000)[0][2] is None
+    arb.press(("play", 0, 0, 0), 1000)
+    assert arb.settle(3100) == [(("play", 0, 0, 0), 1000, BEATEN)]
+    assert arb.races == 1 and arb.beaten_by_us == [0, 0]
+
+
+@pytest.mark.parametrize("priority", [0, 1])
+def test_r21_a_tie_after_an_earlier_press_in_the_same_settle_still_goes_by_priority(priority):
+    # Player 0 plays 4C on 5D first; 0.4 ms later both touch 8S in the same instant and
+    # player 0's press happens to be read first. The tie goes to the priority player.
+    g = race_game()
+    g.tie_priority = priority
+    arb = Arbiter(g)
+    arb.press(("play", 0, 2, 1), 100)
+    arb.press(("play", 0, 0, 0), 500)
+    arb.press(("play", 1, 0, 0), 500)
+    res = arb.settle(5000)
+    assert res[0] == (("play", 0, 2, 1), 100, None)
+    assert {a[1]: r for a, t, r in res[1:]} == {priority: None, 1 - priority: BEATEN}
+    assert arb.ties == 1 and g.tie_priority == 1 - priority
+
+
+@pytest.mark.parametrize("priority", [0, 1])
+def test_r21_one_players_own_presses_never_tie_with_each_other(priority):
+    # Player 0 taps 9D and 7H, both fitting 8S, in one instant: the first pressed goes
+    # down, the second no longer fits. No race, no tie, the priority is unchanged.
+    g = layout(["9D", "7H", "4C", E, E], ["KC", "2H", E, E, E], ["8S", "5D"],
+               hands=("3C", "4S"))
+    g.tie_priority = priority
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 100)
+    arb.press(("play", 0, 1, 0), 100)
+    assert arb.settle(5000) == [(("play", 0, 0, 0), 100, None), (("play", 0, 1, 0), 100, NO_FIT)]
+    assert arb.ties == 0 and arb.races == 0 and g.tie_priority == priority

@@ -6,6 +6,7 @@ import ast
 import importlib.util
 import json
 import math
+import re
 import os
 import subprocess
 import sys
@@ -14,7 +15,8 @@ import pytest
 
 from shared_rules import selfplay
 from shared_rules.arbiter import Arbiter, ticks_diff, BEATEN
-from shared_rules.bot import Bot, LEVELS, LEVEL_NAMES, neg_ln_q16, reaction_us, step_us
+from shared_rules.bot import (Bot, LEVELS, LEVEL_NAMES, ALL_LEVELS, MASHER, neg_ln_q16,
+                              reaction_us, step_us)
 from shared_rules.cards import card
 from shared_rules.game import Game, Rules, PLAY, READY, SLAP
 from shared_rules.pad import A, B, Pad
@@ -85,7 +87,7 @@ def draws(level, fn, n=500, seed=123):
 
 
 @pytest.mark.parametrize("level,lo_ms,hi_ms", [
-    ("hard", 175, 205), ("normal", 310, 370), ("easy", 520, 640)])
+    ("hard", 175, 205), ("normal", 235, 285), ("easy", 520, 640)])
 def test_reaction_time_mean_per_level(level, lo_ms, hi_ms):
     xs = draws(level, reaction_us)
     mean = sum(xs) / len(xs)
@@ -403,6 +405,58 @@ def test_the_checker_catches_lost_cards_refusals_and_endless_games(monkeypatch):
     assert any("never ends" in v for v in st["violations"])
 
 
+
+class PressesSeven(Bot):
+    """Player 1's bot presses a button the two-button pad does not have."""
+
+    def next_press(self, now_us):
+        press = super().next_press(now_us)
+        if press is not None and self.player == 1:
+            return press[0], 7
+        return press
+
+
+class PressesAhead(Bot):
+    """Stamps its presses 1 ms in the future."""
+
+    def next_press(self, now_us):
+        press = super().next_press(now_us)
+        if press is not None:
+            return (press[0] + 1000) % (1 << 30), press[1]
+        return press
+
+
+class NeverWakes(Bot):
+    def due_us(self):
+        return None
+
+    def next_press(self, now_us):
+        return None
+
+
+def test_the_checker_catches_bad_buttons_future_stamps_and_a_stuck_loop(monkeypatch):
+    monkeypatch.setattr(selfplay, "Bot", PressesSeven)
+    st = selfplay.play(1, ("hard", "hard"), max_us=60 * 10 ** 6)
+    assert "bot 1 pressed button 7" in st["violations"]
+    monkeypatch.setattr(selfplay, "Bot", PressesAhead)
+    st = selfplay.play(1, ("hard", "hard"), max_us=60 * 10 ** 6)
+    assert any(re.fullmatch(r"bot [01] stamp \d+ out of order \(now \d+\)", v)
+               for v in st["violations"]), st["violations"][:3]
+    monkeypatch.setattr(selfplay, "Bot", NeverWakes)
+    st = selfplay.play(1, ("hard", "hard"))
+    assert st["violations"] == ["stuck: nothing to do in phase ready, round 1"]
+    assert st["presses"] == 0 and st["actions"] == 0
+
+
+def test_play_counts_every_press_it_records():
+    record = []
+    st = selfplay.play(2, ("normal", "hard"), record=record)
+    assert st["violations"] == [] and st["over"]
+    assert st["presses"] == len(record) > 0
+    # every action handed to the arbiter was applied or refused, or still queued at the end
+    assert st["actions"] + st["refused"] <= len([r for r in record if r[3] is not None])
+    assert 0 < st["plays"] <= st["actions"]
+
 # ---- tools/simulate.py ------------------------------------------------------------
 def load_simulate():
     spec = importlib.util.spec_from_file_location("simulate_tool", ROOT / "tools/simulate.py")
@@ -424,13 +478,18 @@ def test_simulate_soak_all_pairings_has_no_violations(tmp_path):
     assert d["violations"] == 0
     pairs = [(p["a"], p["b"]) for p in d["pairings"]]
     assert pairs == [("hard", "normal"), ("normal", "easy"), ("hard", "easy"),
-                     ("hard", "hard"), ("normal", "normal"), ("easy", "easy")]
+                     ("hard", "hard"), ("normal", "normal"), ("easy", "easy"),
+                     ("easy", "masher"), ("normal", "masher")]
+    assert d["fumble_ms"] == 1250
     for p in d["pairings"]:
         assert p["games"] == 6
         for key in ("a_win_rate", "draws", "mean_rounds", "mean_minutes", "races_per_game",
-                    "ties_per_game", "stalls_per_round", "plays_per_minute"):
+                    "ties_per_game", "stalls_per_round", "plays_per_minute",
+                    "fumbles_per_game"):
             assert key in p
         assert p["mean_minutes"] > 0 and p["plays_per_minute"] > 0
+    assert {t["target"].split(":")[0] for t in d["targets"]} >= {
+        "easy beats masher", "normal beats masher"}
     assert "violations: 0" in r.stdout and "hard-normal" in r.stdout
 
 
@@ -515,3 +574,105 @@ def test_cpu_vs_cpu_games_identical_on_micropython_and_cpython():
     st = selfplay.play(7, ("hard", "normal"), start_us=(1 << 30) - 5000000)
     assert lines[0] == "standard hard-normal " + selfplay.summary(st)
     assert st["over"]
+
+
+def test_the_neg_ln_table_is_exactly_the_rounded_logarithm():
+    # The timing model's one table: -ln(0.5 + i/128) in Q16, rounded; ln 2 likewise.
+    from shared_rules import bot as bot_module
+    assert len(bot_module._NEG_LN) == 65
+    for i, v in enumerate(bot_module._NEG_LN):
+        assert v == round(-math.log(0.5 + i / 128) * 65536), i
+    assert bot_module._LN2_Q16 == round(math.log(2) * 65536)
+
+
+def test_the_documented_level_table_is_the_code_s():
+    # docs/SIMULATION.md shows the one place to tune the CPU levels; it must be the table
+    # the bot plays with, number for number.
+    from tests.helpers import ROOT
+    text = (ROOT / "docs" / "SIMULATION.md").read_text(encoding="utf-8")
+    lines = text[text.index("| level  | mu "):].splitlines()
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = {k: int(v) for k, v in zip(head[1:], cells[1:])}
+    assert rows == LEVELS
+
+
+def test_an_exponential_draw_of_a_zero_word_is_the_largest_not_a_hang():
+    # next32() words below 256 leave a zero after the shift: -ln of the smallest step.
+    from shared_rules.bot import exp_q16
+
+    class Zero:
+        def next24(self):               # next32() >> 8 of the word 255
+            return 0
+
+    assert exp_q16(Zero()) == neg_ln_q16(1)
+    assert abs(neg_ln_q16(1) - math.log(1 << 24) * 65536) <= 8
+
+
+# ---- the blind masher, the fumble and the anticipated slap ----------------------------
+def test_the_masher_presses_b_then_a_four_times_a_second_each_and_reads_nothing():
+    assert MASHER in ALL_LEVELS and MASHER not in LEVEL_NAMES     # not a menu level
+    assert LEVELS[MASHER]["mash"] == 250000
+    assert all(LEVELS[lv]["mash"] == 0 for lv in LEVEL_NAMES)
+    g = layout(["2C", "4D", "2H", "4H", "5S"], IDLE_P1, ["8C", "KD"])
+    bot = Bot(0, MASHER, 3)
+    presses, results = run_frames(g, [bot], 10000)
+    buttons = [p[2] for p in presses]
+    assert buttons[:6] == [B, A, B, A, B, A]
+    assert all(buttons[k] != buttons[k + 1] for k in range(len(buttons) - 1))
+    for button in (A, B):
+        ts = [p[1] for p in presses if p[2] == button]
+        per_s = (len(ts) - 1) * 1000000 / (ts[-1] - ts[0])
+        assert 3.9 < per_s < 4.1
+    gaps = [b[1] - a[1] for a, b in zip(presses, presses[1:])]
+    assert 120000 < sum(gaps) / len(gaps) < 130000 and len(set(gaps)) > 5   # no perfect time
+    # Blind: nothing fits, nothing can fill, and it presses all the same, through the pad.
+    assert results and all(r is not None for a, t, r in results)
+    assert all(p[3] is None or p[3][0] == "play" for p in presses)
+
+
+def test_a_fumbled_bot_drops_its_plan_and_presses_nothing_until_its_buttons_live():
+    g = layout(["2C", "4D", "9H", "4H", "5S"], IDLE_P1, ["8C", "KD"])
+    bot = Bot(0, "hard", 5)
+    bot.observe(g, 0, 0)
+    bot.fumbled(900000, 1000)
+    ts = []
+    for now in range(0, 3000000, 1000):
+        pr = bot.next_press(now)
+        if pr is not None:
+            ts.append(pr[0])
+    assert ts and min(ts) >= 900000
+    masher = Bot(0, MASHER, 5)
+    masher.observe(g, 0, 0)
+    masher.fumbled(900000, 1000)                      # it reads nothing: it keeps pressing
+    first = masher.next_press(300000)
+    assert first is not None and first[0] < 300000
+
+
+def test_a_bot_that_plays_its_last_card_slaps_without_waiting_to_see_the_slap():
+    # Player 0's last stockpile card (6C) goes onto 7S; the piles will be 3 and 1.
+    g = layout(["6C", "", "", "", ""], IDLE_P1, ["8S 7S", "KD"], hands=("", ""))
+    bot = Bot(0, "normal", 9)
+    presses, results = run_frames(g, [bot], 3000)
+    kinds = [a[0] for a in applied(results)]
+    assert kinds == ["play", "slap"]
+    slap = [r for r in results if r[0][0] == "slap"][0]
+    play = [r for r in results if r[0][0] == "play"][0]
+    assert slap[0] == ("slap", 0, 1)                  # the smaller pile
+    # A reaction after its own last card, not a reaction to the slap plus a planning step.
+    gap = slap[1] - play[1]
+    assert LEVELS["normal"]["rt_min"] <= gap < 600000
+
+
+def test_looking_beats_pressing_blindly_in_a_few_games():
+    wins = 0
+    for seed in range(6):
+        lv = ("normal", MASHER) if seed % 2 == 0 else (MASHER, "normal")
+        st = selfplay.play(seed, lv)
+        assert not st["violations"] and st["fumbles"] > 0
+        wins += st["winner"] == (0 if seed % 2 == 0 else 1)
+    assert wins >= 5

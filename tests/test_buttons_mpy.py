@@ -162,6 +162,7 @@ def test_poll_with_a_slightly_stale_now_keeps_the_lockout(res):
 def test_default_clock_stamps_wrap_at_2_pow_30(res):
     r = res["default_clock"]
     assert r["n"] == 1 and r["in_range"]
+    assert r["between"]  # stamped in microseconds, between two readings of that clock
 
 
 def test_handler_allocates_nothing_under_heap_lock(mp_results):
@@ -178,6 +179,68 @@ def test_handler_allocates_nothing_under_heap_lock(mp_results):
     assert r["dropped"] == 2  # ring of 4 full: both of B0's edges counted, not stored
     assert r["bounces"] == [2, 0, 0, 0]
     assert r["presses"] == [1, 1, 1, 0]
+
+
+def test_r19_a_change_exactly_debounce_us_after_an_edge_is_emitted_at_once(res):
+    r = res["exact_debounce"]
+    assert r["at_irq"] == [[100000, 0, "A", 1], [100000 + DB, 0, "A", 0]]
+    assert r["before"] == [[200000, 0, "B", 1]]          # 1 us early: still locked out
+    assert r["at_poll"] == [[200000 + DB, 0, "B", 0]]    # not one poll late
+    assert r["bounces"] == [0, 1, 0, 0]
+
+
+def test_bad_pin_maps_and_options_are_refused(res):
+    r = dict(res["bad_config"])
+    del r["case"]
+    assert r == {
+        "no pins": "ValueError",
+        "gpio 29": "ok",
+        "gpio 30": "ValueError",   # would make the masked GPIO_IN word a heap int
+        "gpio 31": "ValueError",
+        "gpio -1": "ValueError",
+        "gpio twice": "ValueError",
+        "thirty pins": "ok",
+        "thirty-one pins": "ValueError",
+        "size 0": "ValueError",
+        "size 1": "ok",
+        "debounce -1": "ValueError",
+        "debounce 0": "ok",
+        "debounce 2**28 - 1": "ok",
+        "debounce 2**28": "ValueError",
+    }
+
+
+def test_the_default_ring_holds_64_events(res):
+    r = res["default_ring"]
+    assert r["pending"] == 64 and r["n"] == 64 and r["dropped"] == 1
+    assert r["first"] == [10000, 1, "A", 1]
+    assert r["last"] == [10000 + 63 * 20000, 1, "A", 0]
+
+
+def test_the_ring_wraps_round_and_counts_what_is_waiting(res):
+    r = res["ring_wrap"]
+    assert r["first"] == 6
+    assert r["pending"] == 5 and r["after"] == 0 and r["dropped"] == 0
+    assert r["events"] == [[130000 + 20000 * k, 0, "A", 1 - k % 2] for k in range(5)]
+
+
+def test_a_poll_during_another_buttons_lockout_leaves_irqs_alone(res):
+    r = res["poll_in_lockout"]
+    assert r["idle"] == [] and r["disable_idle"] == 0
+    assert r["due"] == [[111000, 1, "B", 0]] and r["disable_due"] == 1
+
+
+def test_a_lockout_is_retired_at_exactly_2_pow_28_us_of_negative_age(res):
+    r = res["retire_boundary"]
+    assert r["at"] == [[1000 + 3 * (1 << 28), 0, "A", 0]]
+    assert r["irq"] == [[1000, 0, "B", 1], [1000 + 3 * (1 << 28), 0, "B", 0]]
+
+
+def test_an_injected_gpio_reader_replaces_mem32(res):
+    r = res["read_gpio"]
+    assert r["held"] == [[0, 0, "B", 1]]
+    assert r["later"] == [[50000, 0, "B", 0], [90000, 1, "A", 1]]
+    assert r["bad_reads"] == 0 and r["down"] is True
 
 
 def test_micropython_and_cpython_agree(mp_results, cp_results):

@@ -335,10 +335,154 @@ def test_a_long_game_records_whole_beyond_the_devices_32k(tmp_path):
     # emulator lifts the cap, so a long easy-vs-easy game still replays to its end.
     rec = tmp_path / "long.txt"
     out = io.StringIO()
-    assert cli.main(["--headless", "--p0", "easy", "--p1", "easy", "--seed", "3",
+    assert cli.main(["--headless", "--p0", "easy", "--p1", "easy", "--seed", "7",
                      "--record", str(rec), "--print-state"], stdout=out) == 0
     text = rec.read_text()
-    assert text.count("\n") > 9000 and "lost=" not in text
+    from firmware.app import RECORD_LIMIT
+    from firmware.records import PackedRecords
+    packed = PackedRecords(1 << 30)
+    for rec_ in session.parse_replay(text).replay.records:
+        packed.append(rec_)
+    assert packed.nbytes() > RECORD_LIMIT and "lost=" not in text
     again = io.StringIO()
     assert cli.main(["--headless", "--replay", str(rec), "--print-state"], stdout=again) == 0
     assert again.getvalue().split("\n")[-2] == out.getvalue().split("\n")[-2]
+
+
+# ---------------------------------------------------------------- outputs, speed, skin, demo
+
+FILE_FLAGS = ["--record", "--screenshot", "--gif"]
+
+
+def _one_line_exit_2(capsys, *words):
+    cap = capsys.readouterr()
+    assert cap.out == ""
+    assert cap.err.count("\n") == 1 and cap.err.startswith("desktop_emulator: error: ")
+    assert "Traceback" not in cap.err
+    for w in words:
+        assert w in cap.err, cap.err
+    return cap.err
+
+
+@pytest.mark.parametrize("flag", FILE_FLAGS + ["--dump-frames"])
+def test_an_output_that_cannot_be_written_exits_2_before_the_game(flag, tmp_path, capsys,
+                                                                  monkeypatch):
+    base = ["--headless", "--p0", "hard", "--p1", "easy", "--frames", "30"]
+    # a directory where a file should go (or a file where the frames' folder should)
+    target = tmp_path if flag != "--dump-frames" else tmp_path / "f.txt"
+    (tmp_path / "f.txt").write_text("x")
+    assert cli.main(base + [flag, str(target)]) == 2
+    _one_line_exit_2(capsys, str(target))
+    # a folder inside a file
+    assert cli.main(base + [flag, str(tmp_path / "f.txt" / "out.png")]) == 2
+    _one_line_exit_2(capsys)
+    # a place that takes no new file, whoever runs the test (root included)
+    if os.path.isdir("/proc"):
+        assert cli.main(base + [flag, "/proc/spit-no-such-output"]) == 2
+        _one_line_exit_2(capsys, "/proc/spit-no-such-output")
+    # and a folder that refuses a new file (permissions), simulated
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(cli.tempfile, "mkstemp", refuse)
+    assert cli.main(base + [flag, str(tmp_path / "new-out")]) == 2
+    _one_line_exit_2(capsys, "Permission denied")
+    assert not (tmp_path / "new-out").exists()
+
+
+def test_an_output_that_fails_while_the_game_runs_exits_2_with_one_line(tmp_path, capsys,
+                                                                        monkeypatch):
+    from desktop_emulator import display
+    base = ["--headless", "--p0", "hard", "--p1", "easy", "--frames", "60"]
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(session, "write_replay", full)
+    assert cli.main(base + ["--record", str(tmp_path / "r.txt")]) == 2
+    _one_line_exit_2(capsys, "No space left on device")
+    monkeypatch.setattr(display, "save_png", full)
+    assert cli.main(base + ["--dump-frames", str(tmp_path / "frames")]) == 2
+    _one_line_exit_2(capsys, "--dump-frames", "No space left on device")
+
+
+def test_speed_is_for_the_terminal_only(capsys):
+    for argv in (["--headless", "--p0", "hard", "--p1", "easy", "--speed", "2"],
+                 ["--speed", "0.5"]):
+        assert cli.main(argv) == 2
+        _one_line_exit_2(capsys, "--speed is for --terminal")
+    p = emu("--help")
+    assert "--terminal only" in p.stdout
+
+
+def test_the_skin_names_the_cpu_level_the_menu_shows():
+    from desktop_emulator.clock import SimClock
+    from desktop_emulator.display import FrameDisplay
+    from firmware.screens import title
+    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay())
+    labels = {0: {"A": "Z", "B": "X"}, 1: {"A": "N", "B": "M"}}
+    m.step()
+    app = m.app
+    menu = [app.menu_text(i) for i in app.menu_items()]
+    assert "VS CPU NORMAL" in menu
+    assert session.seat_names(m, labels)[1] == "CPU NORMAL"
+    for mode, name in ((3, "CPU HARD"), (1, "CPU EASY"), (0, "P1  N/M")):
+        app.settings["mode"] = mode
+        assert title.MODE_NAMES[mode] in [app.menu_text(i) for i in app.menu_items()]
+        assert session.seat_names(m, labels)[1] == name
+    assert session.seat_names(m, labels)[0] == "P0  Z/X"
+    # the attract mode's demo game names its CPUs
+    while app.screen_name() != "attract":
+        m.clock.advance(session.device_frame_us())
+        m.step()
+    assert session.seat_names(m, labels) == {0: "DEMO HARD", 1: "DEMO NORMAL"}
+
+
+def test_record_keeps_every_game_of_a_session(tmp_path):
+    from desktop_emulator.clock import SimClock
+    from desktop_emulator.display import FrameDisplay
+    from shared_rules.game import Rules
+    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay())
+    m.start_game(("hard", "hard"), 5, Rules())
+    finals = []
+    for game in range(2):
+        session.run_headless(m, session.device_frame_us(), until="over")
+        finals.append(json_snapshot(m.app.game))
+        if game == 0:
+            # REMATCH, once presses count again on the game-over screen
+            for _ in range(50):
+                m.clock.advance(session.device_frame_us())
+                m.step()
+            m.input.events = [(m.clock.ticks_us(), 0, "B", True)]
+            m.clock.advance(session.device_frame_us())
+            m.step()
+            assert m.app.screen_name() == "rematch"
+    paths = session.write_recordings(m, str(tmp_path / "game.txt"))
+    assert paths == [str(tmp_path / "game.txt"), str(tmp_path / "game-2.txt")]
+    assert [os.path.exists(p) for p in paths] == [True, True]
+    for path, final in zip(paths, finals):
+        loaded = session.load_replay(path)
+        r = session.Machine(SimClock(loaded.start_t), session.QueueInput(), FrameDisplay())
+        r.start_replay(loaded)
+        session.run_headless(r, session.device_frame_us())
+        assert json_snapshot(r.app.game) == final, path
+    assert session.numbered("a/b.txt", 3) == "a/b-3.txt" and session.numbered("x", 2) == "x-2"
+
+
+def json_snapshot(game):
+    import json
+    return json.dumps(game.snapshot(), sort_keys=True)
+
+
+def test_the_terminal_demo_says_how_big_the_terminal_must_be(monkeypatch, capsys):
+    class Tty(io.StringIO):
+        def fileno(self):
+            return 1
+    monkeypatch.setattr(cli.os, "get_terminal_size",
+                        lambda fd=None: os.terminal_size((80, 24)))
+    assert cli.main(["--terminal", "--p0", "hard", "--p1", "easy"], stdout=Tty()) == 2
+    _one_line_exit_2(capsys, "80x24", "128 columns and 34 lines")
+    monkeypatch.setattr(cli.os, "get_terminal_size",
+                        lambda fd=None: os.terminal_size((130, 40)))
+    out = Tty()
+    assert cli.main(["--terminal", "--p0", "hard", "--p1", "easy", "--speed", "0",
+                     "--frames", "5"], stdout=out) == 0
+    assert "\u2588" in out.getvalue() or "\u2580" in out.getvalue()

@@ -107,3 +107,33 @@ def test_the_window_plays_the_board_and_keys_press_its_buttons(tmp_path, monkeyp
     assert seen["screen"] == "title"
     assert seen["before"] != seen["after"]                   # the menu item changed
     assert b'"mode": 1' in seen["settings"]                  # the board saved it
+
+
+def test_an_exception_in_the_firmware_is_one_line_with_the_boards_traceback(pico_firmware,
+                                                                            pico_files):
+    from desktop_emulator.display import FrameDisplay
+    from desktop_emulator.pico.device import DeviceError
+    from desktop_emulator.pico.engine import PicoMachine
+    m = PicoMachine(pico_firmware, wall_limit_s=120)
+    m.pico.files = pico_files
+    m.pico.extra = {"firmware/view.py": b"raise RuntimeError('broken view module')\n"}
+    try:
+        with pytest.raises(DeviceError) as e:
+            m.attach(FrameDisplay()).boot()
+    finally:
+        m.close()
+    assert str(e.value) == "exception on the device: RuntimeError: broken view module"
+    assert 'File "firmware/view.py", line 1' in e.value.traceback
+
+
+def test_a_screenshot_of_the_board(tmp_path):
+    from desktop_emulator.display import load_png_pixels
+    shot = tmp_path / "board.png"
+    code, lines = run_cli("--engine", "pico", "--headless", "--p0", "hard", "--p1", "hard",
+                          "--seed", "3", "--frames", "60", "--screenshot", str(shot),
+                          "--scale", "1", "--no-skin", "--print-state")
+    assert code == 0, lines
+    assert lines[0].startswith("screen=game")
+    pixels = load_png_pixels(shot)
+    assert len(pixels) == 128 * 64
+    assert sum(pixels) > 200                                 # the table, not a blank

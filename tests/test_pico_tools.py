@@ -97,8 +97,8 @@ def test_deploy_replaces_the_files_of_a_running_board(pico_firmware, pico_files)
         assert r.returncode == 0, r.stdout + r.stderr
         assert "SSD1306 driver present" in r.stdout and "mip" not in r.stdout
         assert "2 stale to remove" in r.stdout
-        assert [why for _t, why in pico.resets] == ["power", "reset"]
         pico.read_until(b"spit: screen=title", guest_ms=3000, what="the new version")
+        assert [why for _t, why in pico.resets] == ["power", "reset"]
         files = pico.files_on_flash()
     build = {k: v.read_bytes() for k, v in deploy.devicefiles.build(
         ROOT / "build" / "device", driver=None).items()}

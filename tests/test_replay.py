@@ -78,3 +78,10 @@ def test_a_rules_level_replay_reproduces_the_game():
     replayed, results = run(parse(rp.format()))
     assert replayed.snapshot() == g.snapshot()
     assert len(results) > 0
+
+
+def test_a_press_record_needs_a_time_and_an_action():
+    from shared_rules.replay import parse
+    with pytest.raises(ValueError) as e:
+        parse("spit-replay 1\nseed 1\npress 100\n")
+    assert "line 3" in str(e.value) and "unknown record" in str(e.value)

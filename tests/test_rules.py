@@ -1,4 +1,5 @@
-"""One or more tests per rule of RULES.md, named after the rule (R1-R40).
+"""One or more tests per rule of RULES.md, named after the rule (R1-R42; R41, the
+fumble, is the device's conduct: tests/test_app_fumble.py).
 
 Scenarios are built with Game.from_layout from card names (tests/helpers.py): stockpiles
 are five strings per player, bottom card first; piles likewise.
@@ -556,16 +557,14 @@ def test_r36_each_card_left_on_stockpiles_and_spit_stack_scores_a_point():
 def test_r37_reaching_the_target_ends_the_game_lower_score_wins():
     g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
                hands=("2C 3C", "4D"), rules=Rules(points=True, target=4))
-    g.apply(("play", 0, 0, 0))
-    g.apply(("slap", 0, 0))
+    assert g.apply(("play", 0, 0, 0)) is None
     assert g.phase == OVER and g.winner == 0 and g.scores == [2, 4]
 
 
 def test_r37_equal_scores_are_a_draw():
     g = layout(["5H", E, E, E, E], ["9C", "KD", E, E, E], ["4H", "7S 8S"],
                hands=("2C 3C", ""), rules=Rules(points=True, target=2))
-    g.apply(("play", 0, 0, 0))
-    g.apply(("slap", 0, 0))
+    assert g.apply(("play", 0, 0, 0)) is None
     assert g.phase == OVER and g.scores == [2, 2] and g.winner is None
 
 
@@ -578,6 +577,47 @@ def test_r38_in_points_nobody_wins_by_running_out_the_deck_is_dealt_afresh():
     assert g.last_round["redeal"] is True
     assert held(g, 0) == 26 and held(g, 1) == 26
     assert g.scores == [0, 3 + len(rest)]
+
+
+def test_r42_a_round_that_reaches_the_target_ends_the_game_with_no_slap():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"), rules=Rules(points=True, target=10))
+    g.scores = [0, 6]                                  # player 1 reaches 6 + 4 = 10
+    assert g.apply(("play", 0, 0, 0)) is None          # player 0 goes out: round over
+    assert g.phase == OVER and g.winner == 0 and g.scores == [2, 10]
+    assert g.last_round["slap"] is None
+    # each player keeps the pile they started (R26 ruling), so all cards stay (R29)
+    assert g.last_round["took"] == [2, 2]
+    assert sorted(g.hand[0]) == sorted(cards("4H 5H 2C 3C"))
+    assert sorted(g.hand[1]) == sorted(cards("7S 8S 9C KD QD 4D"))
+    assert g.apply(("slap", 0, 0)) == NOT_NOW
+
+
+def test_r42_below_the_target_the_round_still_ends_with_a_slap():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"), rules=Rules(points=True, target=11))
+    g.scores = [0, 6]                                  # 6 + 4 = 10 < 11
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.phase == SLAP
+    assert g.apply(("slap", 1, 1)) is None
+    assert g.phase == READY and g.scores == [2, 10] and g.round == 2
+
+
+def test_r42_a_stalled_single_pile_tie_reaching_the_target_needs_no_slap():
+    # R33 would ask for a slap (equal stockpile counts); R42 ends the game first.
+    g = layout(["3C", "9C", E, E, E], ["9D", E, E, E, E], ["2S"], hands=("", ""),
+               rules=Rules(points=True, target=3))
+    g.scores = [1, 2]
+    assert g.apply(("play", 0, 0, 0)) is None          # now nobody can play: stalled
+    assert g.phase == OVER and g.scores == [2, 3] and g.winner == 0
+    assert sorted(all_cards(g)) == sorted(cards("3C 9C 9D 2S"))
+
+
+def test_r42_the_standard_game_is_unchanged():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"))
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.phase == SLAP
 
 
 # ---- Conduct of the device ------------------------------------------------------------
@@ -628,3 +668,184 @@ def test_r40_known_deal_for_seed_zero():
     from shared_rules.rng import Rng
     r = Rng(0)
     assert [r.next32() for _ in range(3)] == [1596678748, 1602193004, 1509451541]
+
+
+# ---- R39 in detail: the exact reason for every refusal ---------------------------------
+# A refusal's reason is what the screen tells the player, so each one is pinned: a check
+# that answers with the wrong reason (or lets a bool pass as an index) is a bug a player
+# sees. Layouts: player 0 has a lone 9D, a lone KC, QC on 4C and two empty slots.
+
+def reasons_layout(**kw):
+    return layout(["9D", "KC", "4C QC", E, E], ["7C", "2H", E, E, E], ["8S", "5D"],
+                  hands=("3C", "4S"), **kw)
+
+
+PLAY_REFUSALS = [
+    # what the player pressed           the reason shown
+    (("play", 0, 1, 0), NO_FIT),                 # KC on 8S
+    (("play", 0, 3, 0), "stockpile empty"),
+    (("play", 0, 5, 0), "no such stockpile"),
+    (("play", 0, -1, 0), "no such stockpile"),
+    (("play", 0, True, 0), "no such stockpile"),
+    (("play", 0, 0.0, 0), "no such stockpile"),
+    (("play", 0, 0, 2), "no such pile"),
+    (("play", 0, 0, -1), "no such pile"),
+    (("play", 0, 0, False), "no such pile"),
+    (("play", 2, 0, 0), "no such player"),
+    (("play", -1, 0, 0), "no such player"),
+    (("play", True, 0, 0), "no such player"),
+    (("play", False, 0, 0), "no such player"),
+    (("play", 1.0, 0, 0), "no such player"),
+    (("play", "0", 0, 0), "no such player"),
+    (("play", 0, 0), "bad action"),
+    (("play", 0, 0, 0, 0), "bad action"),
+    (("fill", 0, 2, 2), "same stockpile"),
+    (("fill", 0, 2, 0), NOT_EMPTY),
+    (("fill", 0, 0, 3), TOO_FEW),                # a lone card: moving it changes nothing
+    (("fill", 0, 4, 3), "stockpile empty"),      # from an empty slot: not "lone card"
+    (("fill", 0, 5, 3), "no such stockpile"),
+    (("fill", 0, 2, 5), "no such stockpile"),
+    (("fill", 0, 2, -1), "no such stockpile"),
+    (("fill", 0, True, 3), "no such stockpile"),
+    (("fill", 0, 2), "bad action"),
+    (("fill", 2, 2, 3), "no such player"),
+    (("flip", 0, 0), "flip is automatic"),
+    (("flip", 0), "bad action"),
+    (("spit", 0), NOT_NOW),
+    (("spit", 0, 0), "bad action"),
+    (("slap", 0, 0), NOT_NOW),
+    (("slap", 0), "bad action"),
+    (("dance", 0), "bad action"),
+    (("play",), "bad action"),
+    ((), "bad action"),
+    (None, "bad action"),
+    ("play", "bad action"),
+    ({"play": 0}, "bad action"),
+]
+
+
+@pytest.mark.parametrize("action,reason", PLAY_REFUSALS, ids=[repr(a) for a, r in PLAY_REFUSALS])
+def test_r39_each_refusal_during_play_gives_its_own_reason(action, reason):
+    g = reasons_layout()
+    before = g.snapshot()
+    assert g.apply(action) == reason
+    assert g.why_not(action) == reason
+    assert g.snapshot() == before
+
+
+def test_r39_the_same_actions_as_lists_are_accepted():
+    g = reasons_layout()
+    assert g.apply(["fill", 0, 2, 3]) is None
+    assert g.apply(["play", 0, 0, 0]) is None
+    assert g.stock[0][3] == cards("QC") and g.piles[0] == cards("8S 9D")
+
+
+def test_r39_manual_flip_refusals():
+    g = layout(["KC 5H", "3S", E, E, E], ["9S", E, E, E, E], ["4H", "AD"], hands=("2C", "3D"),
+               rules=Rules(manual_flip=True))
+    assert g.apply(("play", 0, 0, 0)) is None          # KC is left face down
+    before = g.snapshot()
+    for action, reason in [(("play", 0, 0, 1), FACE_DOWN), (("fill", 0, 0, 2), FACE_DOWN),
+                           (("flip", 0, 1), "already face up"), (("flip", 0, 2), "stockpile empty"),
+                           (("flip", 0, 5), "no such stockpile"), (("flip", 0, -1), "no such stockpile"),
+                           (("flip", 0, 0, 0), "bad action"), (("flip", 3, 0), "no such player")]:
+        assert g.apply(action) == reason, action
+    assert g.snapshot() == before
+    assert g.apply(("flip", 0, 0)) is None and g.face_up(0, 0)
+
+
+def test_r39_refusals_while_ready_slapping_and_over():
+    g = stall_layout(rules=Rules(manual_flip=True))
+    assert g.apply(("play", 0, 0, 0)) is None and g.phase == READY
+    before = g.snapshot()
+    for action, reason in [(("play", 0, 1, 0), NOT_NOW), (("fill", 0, 1, 0), NOT_NOW),
+                           (("flip", 0, 1), NOT_NOW), (("slap", 0, 0), NOT_NOW)]:
+        assert g.apply(action) == reason, action
+    assert g.snapshot() == before
+    assert g.apply(("spit", 1)) is None
+    assert g.apply(("spit", 1)) == "already said spit"
+    spit_slap = stall_layout()
+    spit_slap.apply(("play", 0, 0, 0))
+    spit_both(spit_slap)
+    assert spit_slap.phase == SLAP
+    before = spit_slap.snapshot()
+    for action, reason in [(("slap", 0, 2), "no such pile"), (("slap", 0, -1), "no such pile"),
+                           (("slap", 1, True), "no such pile"), (("slap", 2, 0), "no such player"),
+                           (("play", 1, 0, 0), NOT_NOW), (("spit", 0), NOT_NOW),
+                           (("slap", 0, 0, 0), "bad action")]:
+        assert spit_slap.apply(action) == reason, action
+    assert spit_slap.snapshot() == before
+    over = single_pile_layout(("", "7C 8C"))
+    over.apply(("play", 0, 0, 0))
+    assert over.phase == OVER
+    before = over.snapshot()
+    for action in [("play", 1, 0, 0), ("fill", 1, 1, 2), ("slap", 1, 0), ("spit", 1)]:
+        assert over.apply(action) == NOT_NOW, action
+    assert over.snapshot() == before
+
+
+def test_r39_spit_with_no_spit_cards_anywhere_is_refused_with_its_reason():
+    g = layout(["5H", E, E, E, E], ["9C", E, E, E, E], [])
+    assert g.phase == READY
+    assert g.apply(("spit", 0)) == "no spit cards"
+    assert g.legal_actions(0) == [] and g.legal_actions(1) == []
+
+
+def test_r39_no_legal_actions_for_a_player_that_does_not_exist():
+    g = reasons_layout()
+    for p in (2, -1, True, False, 0.0, None, "0"):
+        assert g.legal_actions(p) == [], p
+    assert g.legal_actions(0) and g.legal_actions(1)
+
+
+# ---- R37: the target ---------------------------------------------------------------------
+
+def test_r37_the_points_target_is_100_by_default():
+    assert Rules().target == 100
+    assert Rules(points=True).target == 100
+    assert Rules.from_dict({"points": True}).target == 100
+    assert Rules.from_dict({}).to_dict() == {"points": False, "manual_flip": False, "target": 100}
+
+
+@pytest.mark.parametrize("before,over", [(97, True), (96, False)])
+def test_r37_a_game_restored_near_the_default_target_ends_at_exactly_100(before, over):
+    # A single-pile round: player 0 goes out; player 1 is left with 3 stockpile cards.
+    g = layout(["KC", E, E, E, E], ["5H", "9D 10D", E, E, E], ["QS"], rules=Rules(points=True))
+    d = g.snapshot()
+    d["scores"] = [0, before]
+    g = Game.restore(d)
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.scores == [0, before + 3]
+    assert (g.phase == OVER) == over
+    assert g.winner == (0 if over else None)
+
+
+def test_r1_only_the_ints_0_to_51_are_cards():
+    from shared_rules.cards import is_card
+    assert all(is_card(c) for c in range(52))
+    for bad in (-1, 52, 53, 99, True, False, 1.0, "1", None):
+        assert not is_card(bad), bad
+
+
+def test_r40_below_is_uniform_by_rejection_exactly_as_specified():
+    # A replay made on one machine must deal the same anywhere: below(n) draws next32()
+    # and rejects draws at or above the largest multiple of n under 2**32.
+    from shared_rules.rng import Rng
+
+    def reference(seed, n, count):
+        r = Rng(seed)
+        out = []
+        for _ in range(count):
+            limit = (1 << 32) // n * n
+            x = r.next32()
+            while x >= limit:
+                x = r.next32()
+            out.append(x % n)
+        return out
+
+    for n in (1, 2, 52, 12289, 32767):               # 12289 and 32767 reject most often
+        r = Rng(9)
+        assert [r.below(n) for _ in range(200)] == reference(9, n, 200), n
+    for bad in (0, -3, 32768, 3 << 30):              # beyond what stays in small ints
+        with pytest.raises(ValueError):
+            Rng(1).below(bad)

@@ -9,7 +9,7 @@ import pytest
 
 from desktop_emulator import framebuf
 from firmware import font, view as V
-from firmware.app import GAME, SUMMARY, OVER_SCREEN, PAUSE, TITLE
+from firmware.app import GAME, SUMMARY, OVER_SCREEN, PAUSE, TITLE, REMATCH
 from firmware.fakeports import Rig
 from shared_rules.cards import card
 from shared_rules.game import Rules
@@ -87,7 +87,7 @@ def test_every_screen_draws_inside_the_screen_with_allowed_calls():
     seen = set()
     rig.frames(2)
     seen.add(app.screen)
-    rig.menu(["B", "A", "B", "A", "B", "A", "A", "B"])      # CPU easy, points, manual flip
+    rig.menu(["B", "A", "B", "A", "B", "A", "A", "A", "A", "B"])   # CPU easy, points, manual flip
     assert app.screen == GAME and app.game.rules.points and app.game.rules.manual_flip
     rig.add_bots(("hard", "hard"), seed=3, players=(0,))
     phases = set()
@@ -103,9 +103,16 @@ def test_every_screen_draws_inside_the_screen_with_allowed_calls():
     # pause and its menu
     assert app.screen == OVER_SCREEN
     rig.frames(60)
+    rig.tap(0, "B", frames=3)                 # REMATCH
+    seen.add(app.screen)
+    rig.frames(60)
+    assert app.screen == GAME
+    rig.tap(0, "PAUSE", frames=3)
+    seen.add(app.screen)
     rig.tap(0, "A", frames=3)
+    rig.tap(0, "B", frames=3)                 # QUIT GAME
     assert app.screen == TITLE
-    assert {TITLE, GAME, SUMMARY, OVER_SCREEN} <= seen
+    assert {TITLE, GAME, SUMMARY, OVER_SCREEN, PAUSE, REMATCH} <= seen
     assert {"ready", "play", "slap", "stall"} <= phases
     assert rec.bad == []
     assert rec.calls
@@ -279,7 +286,9 @@ def test_font_bytes_are_the_art_in_the_comments(section, chars, ofs, widths, dat
 
 def test_all_message_text_is_in_the_small_font():
     from firmware import texts
-    strings = [texts.HINT] + list(texts.MODE_NAMES) + list(texts.PAUSE_ITEMS)
+    from firmware.screens import title, pause, over, howto
+    strings = [title.HINT, pause.HINT, howto.HINT, howto.LAST_HINT] + list(title.MODE_NAMES)
+    strings += list(pause.ITEMS) + list(over.CHOICES)
     for v in vars(texts).values():
         if isinstance(v, tuple) and v is not texts.QUIET and all(isinstance(s, str) for s in v):
             strings += list(v)
@@ -289,9 +298,12 @@ def test_all_message_text_is_in_the_small_font():
         for ch in s:
             assert ch in font.SMALL_CHARS, (s, ch)
         assert V.text_width(s) <= 128
-    for v in texts.REASONS.values():
+    for v in list(texts.REASONS.values()) + [texts.PRESS_SPIT, texts.SPIT_AGAIN,
+                                              texts.WAITING, texts.TOO_LATE,
+                                              texts.INPUT_LOST, ("DEMO", "PRESS B")]:
         for s in v:
             assert V.text_width(s) <= V.MSG_W - 1, s      # fits a message corner
+    assert V.text_width(texts.FUMBLE) <= V.MSG_W - 1
 
 
 def test_feedback_fits_its_corner():
@@ -304,7 +316,16 @@ def test_feedback_fits_its_corner():
     v = V.View(rec)
     m = V.Message()
     m.set("WAY TOO LONG A LINE", "")
-    v._message(m, 0)
+    v._message(m, V.MSG_X, 0)
     for c in rec.calls:
         x, y, w, h = _rect(c[0], c[1:])
         assert x + w <= V.MSG_W
+
+
+def test_the_font_generator_reproduces_the_bytes_from_the_art():
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.run([sys.executable, str(root / "tools" / "gen_font.py"), "--check"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr

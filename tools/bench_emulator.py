@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Desktop emulator speed (issue 5), printed as a table; part of `make bench`.
+"""Desktop emulator speed, printed as a table; part of `make bench`.
 
 1. Headless CPU against CPU: whole games through the firmware's app, stepped every
    device frame (33.3 ms) on a simulated clock, as multiples of real time (target:

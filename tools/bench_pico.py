@@ -200,6 +200,21 @@ def run_play(pico, seconds, seed):
             gcs.append((int(f[1]) / 1000.0, int(f[2])))
     pico.exec_finish(guest_ms=5000)
     play_frames = [(b - a) % (1 << 30) / 1000.0 for a, b, scr, _e in frames if scr == 1]
+    # What a frame's time goes to: the bytes it sent to the panel (bus time) or Python.
+    sent = sorted((t0, t1, len(data)) for t0, t1, addr, data, ok in pico.i2c_log)
+    by_bytes = {}
+    for a, b, scr, _e in frames:
+        if scr != 1:
+            continue
+        a_ns, b_ns = pico.guest_ns(a), pico.guest_ns(b)
+        n = 0
+        bus = 0
+        for t0, t1, size in sent:
+            if a_ns <= t0 and t1 <= b_ns + 1000:
+                n += size
+                bus += t1 - t0
+        key = "0" if n == 0 else "1-256" if n <= 256 else "257-512" if n <= 512 else "513+"
+        by_bytes.setdefault(key, []).append(((b - a) % (1 << 30) / 1000.0, bus / 1e6))
     # Edge -> stamp, and edge -> end of the I2C transfer of the frame that shows the result.
     ends = sorted(t1 for _t0, t1, addr, data, ok in pico.i2c_log if data[:1] == b"\x40")
     latency = []
@@ -218,7 +233,7 @@ def run_play(pico, seconds, seed):
             if gpio == board.P0_B:      # a play is decided WINDOW_US after its touch
                 while shown < len(frames) and ((frames[shown][0] - stamp) % (1 << 30)) < 2000:
                     shown += 1
-            if shown < len(frames):
+            if shown < len(frames) and frames[shown][2] == 1:     # shown on the game screen
                 end_ns = _frame_end_ns(pico, frames[shown][1], ends)
                 if end_ns is not None:
                     to_pixels.append((end_ns - edge_ns) / 1e6)
@@ -226,6 +241,9 @@ def run_play(pico, seconds, seed):
             break
     return {
         "frame_ms": summary(play_frames),
+        "frame_ms_by_bytes_sent": {k: {"frames": len(v), "frame": summary([x for x, _b in v]),
+                                       "bus": summary([b for _x, b in v])}
+                                   for k, v in sorted(by_bytes.items())},
         "press_latency_us": summary(latency),
         "press_to_pixels_ms": summary(to_pixels, ("p50", "p99", "max")),
         "peak_heap": max(a for _p, a in gcs) if gcs else None,
@@ -624,6 +642,10 @@ def print_tables(r):
         v = r[key]
         print("| %s (%s) | %s | %s | %s |" % (key, unit, v.get("p50"), v.get("p99"), v.get("max")))
     print("| gc_pause_ms | %s | | %s |" % (r["gc_pause_ms"]["p50"], r["gc_pause_ms"]["max"]))
+    for k, v in r["frame_ms_by_bytes_sent"].items():
+        print("| frame_ms, %s bytes sent (%d frames; of it I2C p50 %s) | %s | %s | %s |" % (
+            k, v["frames"], v["bus"]["p50"], v["frame"]["p50"], v["frame"]["p99"],
+            v["frame"]["max"]))
     print("| save_ms | %s | | %s |" % (r["save_ms"]["p50"], r["save_ms"]["max"]))
     print("peak_heap: %s bytes   frames: %d (%d in play)   presses: %d (%d seen)   saves: %d"
           % (r["peak_heap"], r["frames"], r["play_frames"], r["presses"], r["presses_seen"],

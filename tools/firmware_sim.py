@@ -1,10 +1,15 @@
 """One whole game of the firmware app under the real MicroPython interpreter.
 
     python tools/firmware_sim.py [--seed N] [--points] [--flip] [--level 1-3] [--heap 150K]
+                                 [--source]
 
-(`make firmware-sim`). Run with CPython, it starts .venv/bin/micropython with the
-device-like heap (`-X heapsize=150K`) and MICROPYPATH set to the repository root, on
-this same file. Under MicroPython it builds the app with fake ports: the real
+(`make firmware-sim`). Run with CPython, it compiles the device's modules with
+mpy-cross into build/mpy (as `make deploy` does for the board), then starts
+.venv/bin/micropython with the device-like heap (`-X heapsize=150K`) and MICROPYPATH
+set to build/mpy, on this same file; with --source, MICROPYPATH is the repository
+root and the sources are compiled on import instead (the app loads most of its screens
+only when they are shown, so from sources it would compile them mid-game, which the
+device never does). Under MicroPython it builds the app with fake ports: the real
 `framebuf` (a FrameDisplay that checks every show against the view's page spans), a
 simulated clock, simulated buttons and JSON storage in memory. Player 0's buttons
 are pressed by a scripted player (a CPU player's presses fed through the input port,
@@ -24,7 +29,8 @@ MAX_FRAMES = 30 * 60 * 60          # an hour of simulated play: a game never las
 
 
 def _args(argv):
-    opts = {"seed": 1, "points": False, "flip": False, "level": 3, "heap": "150K"}
+    opts = {"seed": 1, "points": False, "flip": False, "level": 3, "heap": "150K",
+            "source": False}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -41,29 +47,21 @@ def _args(argv):
         elif a == "--heap":
             i += 1
             opts["heap"] = argv[i]
+        elif a == "--source":
+            opts["source"] = True
         else:
             raise SystemExit("unknown argument: %s" % a)
         i += 1
     return opts
 
 
-def run_under_micropython(script, argv, heap):
-    """CPython: run `script` under the real MicroPython binary, repository on its path."""
-    import os
-    import subprocess
-    from pathlib import Path
-    root = Path(__file__).resolve().parent.parent
-    mp = root / ".venv" / "bin" / "micropython"
-    if not mp.exists():
-        mp = Path(sys.executable).parent / "micropython"
-    env = dict(os.environ, MICROPYPATH=str(root))
-    cmd = [str(mp), "-X", "heapsize=" + heap, str(Path(script).resolve())] + list(argv)
-    return subprocess.call(cmd, env=env, cwd=str(root))
-
-
 def launch(argv):
-    """CPython: run this file under the real MicroPython binary."""
-    return run_under_micropython(__file__, argv, _args(argv)["heap"])
+    """CPython: run this file under the real MicroPython binary. (The launching code
+    is in tools/mp_run.py: everything defined here is on the simulated heap too.)"""
+    from mp_run import compile_device, run_under_micropython   # tools/ is on the path
+    opts = _args(argv)
+    path = None if opts["source"] else compile_device()
+    return run_under_micropython(__file__, argv, opts["heap"], path)
 
 
 def simulate(opts, out=print):
@@ -86,7 +84,7 @@ def simulate(opts, out=print):
     buttons = ["B"] * opts["level"]                      # the mode item (selected first)
     buttons += ["A"] + (["B"] if opts["points"] else [])  # the rules item
     buttons += ["A"] + (["B"] if opts["flip"] else [])    # the flip item
-    buttons += ["A", "A", "B"]                            # past sound, START
+    buttons += ["A", "A", "A", "A", "B"]                  # past fumble, sound, how to, START
     fp.press_menu(app, clock, inp, buttons)
     if app.screen != GAME:
         raise SystemExit("the menu did not start a game (screen %s)" % app.screen_name())

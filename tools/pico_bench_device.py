@@ -95,9 +95,19 @@ def races(pins, trials, timeout_us=200000, kind="gpio"):
     print("DONE")
 
 
+class _Done(Exception):
+    pass
+
+
+class _NoWatchdog:
+    def feed(self):
+        pass
+
+
 def play(seconds, seed, cpu_level=3, heap_every=15):
     """The app on the board's real ports for `seconds` of play: P0 human (the host
-    presses its pins), P1 the CPU. The loop is firmware.main's, instrumented."""
+    presses its pins), P1 the CPU, stepped by firmware.main's own loop (with app.step
+    timed and the input and saves logged around it)."""
     import machine
     from firmware import main as fm
     from firmware.app import App, Ports
@@ -127,33 +137,36 @@ def play(seconds, seed, cpu_level=3, heap_every=15):
     buttons.drain = logged_drain
     app = App(Ports(buttons, display, buzzer, storage, Clock()), scheme=scheme,
               now_us=time.ticks_us())
+    step = app.step
+
+    def timed_step(now):
+        step(now)
+        print("F %d %d %d" % (now, time.ticks_us(), app.screen))
+        for e in pressed:
+            print("E %d %d %s" % (e[0], e[1], e[2]))
+        del pressed[:]
+    app.step = timed_step
     t = time.ticks_us()
     print("START %d" % t)
     app.start_game(seed, Rules(), (None, cpu_level), t)
     end = time.ticks_add(t, seconds * 1000000)
-    next_frame = time.ticks_us()
-    frames = 0
-    while time.ticks_diff(time.ticks_us(), end) < 0:
-        now = time.ticks_us()
-        if time.ticks_diff(now, next_frame) >= 0:
-            app.step(now)
-            done = time.ticks_us()
-            print("F %d %d %d" % (now, done, app.screen))
-            for e in pressed:
-                print("E %d %d %s" % (e[0], e[1], e[2]))
-            del pressed[:]
-            frames += 1
-            next_frame = time.ticks_add(next_frame, fm.FRAME_US)
-            if time.ticks_diff(done, next_frame) >= 0:
-                next_frame = time.ticks_add(done, fm.FRAME_US)
-            if frames % heap_every == 0:
-                g0 = time.ticks_us()
-                gc.collect()
-                print("G %d %d" % (time.ticks_diff(time.ticks_us(), g0), gc.mem_alloc()))
-        buzzer.step(time.ticks_us())
-        time.sleep_ms(1)
+    count = [0]
+
+    def probe(_app):
+        count[0] += 1
+        if count[0] % heap_every == 0:
+            g0 = time.ticks_us()
+            gc.collect()
+            print("G %d %d" % (time.ticks_diff(time.ticks_us(), g0), gc.mem_alloc()))
+        if time.ticks_diff(time.ticks_us(), end) >= 0:
+            raise _Done()
+    try:
+        fm.loop(app, display, buttons, buzzer, _NoWatchdog(), False, probe)
+    except _Done:
+        pass
     buttons.stop()
-    print("DONE %d" % frames)
+    buzzer.stop()
+    print("DONE %d" % count[0])
 
 
 def irq_off(kind, windows, off_us=20000):

@@ -5,6 +5,12 @@ Pad -> Arbiter -> Game on a simulated clock (shared_rules/selfplay.py), no rende
     python tools/simulate.py --games 300            # the table + build/simulate.json
     python tools/simulate.py --pairing hard-normal --seed 12   # reproduce one game
     python tools/simulate.py --rules points         # the points variant
+    python tools/simulate.py --fumble-ms 0          # the fumble (R41) turned off
+
+Every game is played with the device's fumble (R41) at its default time unless
+--fumble-ms says otherwise. The "masher" level reads nothing and presses B and A
+four times a second each: the pairings (easy, masher) and (normal, masher) measure
+whether looking beats pressing blindly.
 
 Game g of a pairing a-b is seed first_seed + g; level a sits in seat 0 for even seeds
 and seat 1 for odd ones, so a seed and a pairing name one game exactly. Any broken
@@ -23,16 +29,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from shared_rules.bot import LEVEL_NAMES  # noqa: E402
+from shared_rules.bot import ALL_LEVELS, LEVEL_NAMES  # noqa: E402
 from shared_rules.game import Rules  # noqa: E402
+from shared_rules.pad import FUMBLE_US  # noqa: E402
 from shared_rules.selfplay import play, summary  # noqa: E402
 
 PAIRINGS = (("hard", "normal"), ("normal", "easy"), ("hard", "easy"),
-            ("hard", "hard"), ("normal", "normal"), ("easy", "easy"))
-# Issue 3's targets: (a, b, lowest a win rate, highest a win rate).
+            ("hard", "hard"), ("normal", "normal"), ("easy", "easy"),
+            ("easy", "masher"), ("normal", "masher"))
+# The targets: (a, b, lowest a win rate, highest a win rate). The levels must stay
+# apart and equal levels even; looking must beat pressing blindly.
 TARGETS = (("hard", "normal", 0.70, 1.0), ("normal", "easy", 0.70, 1.0),
            ("hard", "hard", 0.40, 0.60), ("normal", "normal", 0.40, 0.60),
-           ("easy", "easy", 0.40, 0.60))
+           ("easy", "easy", 0.40, 0.60),
+           ("easy", "masher", 0.80, 1.0), ("normal", "masher", 0.95, 1.0))
 MINUTES_EQUAL = (2.0, 10.0)      # mean simulated minutes of a standard equal game
 US_PER_MIN = 60000000
 
@@ -46,8 +56,8 @@ def parse_pairing(text):
         raise argparse.ArgumentTypeError("pairing is LEVEL-LEVEL, e.g. hard-normal")
     a = a.strip().lower()
     b = b.strip().lower()
-    if a not in LEVEL_NAMES or b not in LEVEL_NAMES:
-        raise argparse.ArgumentTypeError("levels are %s" % ", ".join(LEVEL_NAMES))
+    if a not in ALL_LEVELS or b not in ALL_LEVELS:
+        raise argparse.ArgumentTypeError("levels are %s" % ", ".join(ALL_LEVELS))
     return (a, b)
 
 
@@ -61,10 +71,11 @@ def seats(pairing, seed):
 
 
 def run_one(task):
-    """Worker: one game. task = (pairing index, a, b, seed, points, manual_flip)."""
-    k, a, b, seed, points, manual = task
+    """Worker: one game. task = (pairing index, a, b, seed, points, manual_flip,
+    fumble_us)."""
+    k, a, b, seed, points, manual, fumble_us = task
     lv = seats((a, b), seed)
-    st = play(seed, lv, Rules(points=points, manual_flip=manual))
+    st = play(seed, lv, Rules(points=points, manual_flip=manual), fumble_us=fumble_us)
     a_seat = 0 if seed % 2 == 0 else 1
     return k, seed, lv, a_seat, st
 
@@ -75,6 +86,8 @@ def reproduce_cmd(pairing, seed, args):
         cmd += " --rules " + args.rules
     if args.manual_flip:
         cmd += " --manual-flip"
+    if args.fumble_ms != FUMBLE_US // 1000:
+        cmd += " --fumble-ms %d" % args.fumble_ms
     return cmd
 
 
@@ -86,7 +99,7 @@ def aggregate(pairing, games):
     """games: [(a_seat, stats)] -> the pairing's row (a dict, JSON-ready)."""
     n = len(games)
     a_wins = b_wins = draws = 0
-    rounds = us = races = ties = stalls = plays = 0
+    rounds = us = races = ties = stalls = plays = fumbles = 0
     minutes = []
     for a_seat, st in games:
         w = st["winner"]
@@ -102,6 +115,7 @@ def aggregate(pairing, games):
         ties += st["ties"]
         stalls += st["stalls"]
         plays += st["plays"]
+        fumbles += st["fumbles"]
         minutes.append(st["us"] / US_PER_MIN)
     minutes.sort()
     total_min = us / US_PER_MIN
@@ -118,16 +132,17 @@ def aggregate(pairing, games):
         "ties_per_game": round(ties / n, 3) if n else 0.0,
         "stalls_per_round": round(stalls / rounds, 2) if rounds else 0.0,
         "plays_per_minute": round(plays / total_min, 1) if total_min else 0.0,
+        "fumbles_per_game": round(fumbles / n, 1) if n else 0.0,
     }
 
 
 HEADER = ("pairing", "games", "a wins", "draws", "rounds", "minutes", "med", "p90",
-          "races/g", "ties/g", "stalls/rd", "plays/min")
+          "races/g", "ties/g", "stalls/rd", "plays/min", "fumbles/g")
 
 
 def format_table(rows):
     lines = []
-    fmt = "%-14s %5s %7s %5s %6s %7s %5s %5s %7s %6s %9s %9s"
+    fmt = "%-14s %5s %7s %5s %6s %7s %5s %5s %7s %6s %9s %9s %9s"
     lines.append(fmt % HEADER)
     for r in rows:
         lines.append(fmt % (
@@ -135,12 +150,13 @@ def format_table(rows):
             "%.1f" % r["mean_rounds"], "%.2f" % r["mean_minutes"],
             "%.1f" % r["median_minutes"], "%.1f" % r["p90_minutes"],
             "%.1f" % r["races_per_game"], "%.2f" % r["ties_per_game"],
-            "%.2f" % r["stalls_per_round"], "%.0f" % r["plays_per_minute"]))
+            "%.2f" % r["stalls_per_round"], "%.0f" % r["plays_per_minute"],
+            "%.1f" % r["fumbles_per_game"]))
     return "\n".join(lines)
 
 
 def check_targets(rows, standard):
-    """Issue 3's targets, as (description, met) pairs, for the rows present."""
+    """The targets, as (description, met) pairs, for the rows present."""
     by = {}
     for r in rows:
         by[(r["a"], r["b"])] = r
@@ -198,11 +214,15 @@ def main(argv=None):
     ap.add_argument("--first-seed", type=int, default=0, help="seed of game 0 (0)")
     ap.add_argument("--rules", choices=("standard", "points"), default="standard")
     ap.add_argument("--manual-flip", action="store_true", help="the manual_flip option")
+    ap.add_argument("--fumble-ms", type=int, default=FUMBLE_US // 1000,
+                    help="the device's fumble time, R41 (%d; 0: off)" % (FUMBLE_US // 1000))
     ap.add_argument("--json", default=None,
                     help="where to write the JSON (build/simulate.json; none with --seed)")
     ap.add_argument("--jobs", "-j", type=int, default=0, help="processes (0: one per CPU)")
     ap.add_argument("--strict", action="store_true", help="also fail if a target is missed")
     args = ap.parse_args(argv)
+    if not 0 <= args.fumble_ms <= 60000:
+        ap.error("--fumble-ms must be 0 .. 60000")
     pairings = args.pairing or list(PAIRINGS)
     if args.seed is not None:
         seeds = [args.seed]
@@ -217,7 +237,7 @@ def main(argv=None):
     tasks = []
     for k, (a, b) in enumerate(pairings):
         for s in seeds:
-            tasks.append((k, a, b, s, rules.points, rules.manual_flip))
+            tasks.append((k, a, b, s, rules.points, rules.manual_flip, args.fumble_ms * 1000))
 
     t0 = time.time()
     progress = Progress(len(tasks), sys.stderr)
@@ -250,6 +270,7 @@ def main(argv=None):
     rows = [aggregate(p, g) for p, g in zip(pairings, per)]
 
     label = args.rules + (" + manual_flip" if args.manual_flip else "")
+    label += ", fumble %s" % ("off" if not args.fumble_ms else "%d ms" % args.fumble_ms)
     print("Spit CPU vs CPU, %s rules, %d game(s) per pairing (seeds %d..%d), %.1f s"
           % (label, len(seeds), seeds[0], seeds[-1], elapsed))
     print(format_table(rows))
@@ -267,7 +288,8 @@ def main(argv=None):
         if d:
             os.makedirs(d, exist_ok=True)
         out = {
-            "rules": rules.to_dict(), "games_per_pairing": len(seeds),
+            "rules": rules.to_dict(), "fumble_ms": args.fumble_ms,
+            "games_per_pairing": len(seeds),
             "first_seed": seeds[0], "pairings": rows,
             "targets": [{"target": desc, "met": ok} for desc, ok in targets],
             "violations": len(violations), "violation_list": violations,

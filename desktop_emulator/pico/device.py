@@ -371,7 +371,7 @@ class Pico:
         self.read_until(b">", guest_ms=guest_ms, wall_s=wall_s, what="raw REPL prompt")
         err = err[:-1].decode(errors="replace")
         if err.strip():
-            raise DeviceError("exception on the device: %s" % _last_line(err), err)
+            raise DeviceError("exception on the device: %s" % exception_line(err), err)
         return out[:-1].decode(errors="replace")
 
     def exec(self, code, guest_ms=10000, wall_s=120.0):
@@ -406,6 +406,19 @@ def _tail(b, n=120):
 def _last_line(text):
     lines = [x for x in text.strip().splitlines() if x.strip()]
     return lines[-1].strip() if lines else "?"
+
+
+def exception_line(text):
+    """The "SomeError: why" line of the last MicroPython traceback in text."""
+    lines = text.replace("\r", "").split("\n")
+    found = None
+    for i, line in enumerate(lines):
+        if line.startswith("Traceback (most recent call last)"):
+            for after in lines[i + 1:]:
+                if after.strip() and not after.startswith(" "):
+                    found = after.strip()
+                    break
+    return found or _last_line(text)
 
 
 def boot_to_repl(firmware, **kw):

@@ -24,7 +24,7 @@ import time
 
 from desktop_emulator.clock import ticks_diff
 from desktop_emulator.display import FrameDisplay, frame_sha1
-from desktop_emulator.pico.device import Pico, DeviceError, US, MS, S
+from desktop_emulator.pico.device import Pico, DeviceError, US, MS, S, exception_line
 from firmware.boards import pico as board
 
 DEVICE_FRAME_US = 33333
@@ -250,8 +250,7 @@ class PicoMachine:
         t = bytes(self.pico.serial)
         if b"Traceback (most recent call last)" in t and (b"\x04" in t or b">>> " in t):
             tb = t.decode(errors="replace")
-            raise DeviceError("exception on the device: %s" % _last_line(tb.split("\x04")[0]),
-                              tb)
+            raise DeviceError("exception on the device: %s" % exception_line(tb), tb)
         if self.pico.resets and self.pico.resets[-1][1] == "watchdog":
             raise DeviceError("the board was reset by its watchdog (a frame took over 4 s)")
 
@@ -324,8 +323,8 @@ class PicoMachine:
         got = p.read_until(re.compile(rb"\x04[^\x04]*\x04>"), guest_ms=2000,
                            wall_s=self._wall_left(), what="the game to stop")
         if b"KeyboardInterrupt" not in got and b"Traceback" in got:
-            raise DeviceError("exception on the device: %s" % _last_line(
-                got.decode(errors="replace")), got.decode(errors="replace"))
+            text = got.decode(errors="replace")
+            raise DeviceError("exception on the device: %s" % exception_line(text), text)
         code = ("import firmware.main as m, json\n"
                 "a = m.app\n"
                 "g = a.game\n"
@@ -377,8 +376,34 @@ class PicoMachine:
         head.append("seed %d" % info["seed"])
         return "\n".join(head + info["records"]) + "\n"
 
-    def records_lost(self):
-        return self.finish()["lost"]
+    # The session's recordings, as the command line writes them (session.Machine has
+    # the same): the board keeps only the game it played last.
+    def end_recording(self):
+        pass
+
+    @property
+    def games(self):
+        text = self.replay_text() if self.app.start_t is not None else None
+        return [BoardGame(text, self.finish()["lost"])] if text else []
+
+
+class BoardGame:
+    """The board's recording, shaped like session.RecordedGame."""
+
+    def __init__(self, text, lost):
+        self._text = text
+        self.lost = lost
+
+    @property
+    def replay(self):
+        return self
+
+    @property
+    def records(self):
+        return self
+
+    def text(self):
+        return self._text
 
 
 def replay_edges(loaded, gpio):
@@ -473,7 +498,3 @@ def _tail(b, n=160):
     s = bytes(b[-n:]).decode(errors="replace")
     return repr(s) if s else "nothing"
 
-
-def _last_line(text):
-    lines = [x for x in text.strip().splitlines() if x.strip()]
-    return lines[-1].strip() if lines else "?"

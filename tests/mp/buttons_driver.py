@@ -445,9 +445,13 @@ def case_cpython_ticks():
     bc = ButtonCapture(pico.BUTTONS)
     bc.start(FakeMachine)
     BOARD.level(A0, True)
+    lo = _clock_now()
     BOARD.fire(A0)
+    hi = _clock_now()
     out = ev(bc.drain(poll=False))
-    return {"n": len(out), "in_range": all(0 <= e[0] < PERIOD for e in out)}
+    t = out[0][0] if out else lo - 1
+    return {"n": len(out), "in_range": all(0 <= e[0] < PERIOD for e in out),
+            "between": _diff(t, lo) >= 0 and _diff(hi, t) >= 0 and _diff(hi, lo) < 1_000_000}
 
 
 def case_first_edge():
@@ -537,6 +541,160 @@ def case_rearm():
             "trigger": b.pins[A0].trigger, "hard": b.pins[A0].hard, "events": events}
 
 
+def _clock_now():
+    # The reference each port's stamps must follow: microseconds, folded to 2**30.
+    import time
+
+    if hasattr(time, "ticks_us"):
+        return time.ticks_us() & (PERIOD - 1)
+    return (time.perf_counter_ns() // 1000) & (PERIOD - 1)
+
+
+def _diff(a, b):
+    d = (a - b) & (PERIOD - 1)
+    return d - PERIOD if d >= PERIOD // 2 else d
+
+
+def case_exact_debounce():
+    # A change exactly debounce_us after an accepted edge is no bounce: the lock-out is
+    # over at that instant, so it is emitted at once, with its own stamp.
+    bc = new_board()
+    b = BOARD
+    b.edge(100_000, A0, True)
+    b.edge(100_000 + DB, A0, False)  # the interrupt of the release, exactly DB later
+    at_irq = ev(bc.drain(poll=False))
+    # A release swallowed by the lock-out is emitted by the poll at exactly DB, not later.
+    b.edge(200_000, B0, True)
+    b.edge(203_000, B0, False)
+    bc.poll(200_000 + DB - 1)
+    before = ev(bc.drain(poll=False))
+    bc.poll(200_000 + DB)
+    at_poll = ev(bc.drain(poll=False))
+    return {"at_irq": at_irq, "before": before, "at_poll": at_poll, "bounces": list(bc.bounces)}
+
+
+def _config_error(pins, **kw):
+    try:
+        ButtonCapture(pins, ticks_us=BOARD.ticks, **kw)
+    except ValueError:
+        return "ValueError"
+    return "ok"
+
+
+def case_bad_config():
+    # Pin maps and options a board could be given: each accepted or refused as a whole.
+    one = [(2, 0, "A")]
+    thirty = [(g, g % 2, "B%d" % g) for g in range(30)]
+    return {
+        "no pins": _config_error([]),
+        "gpio 29": _config_error([(29, 0, "A")]),
+        "gpio 30": _config_error([(30, 0, "A")]),
+        "gpio 31": _config_error([(2, 0, "A"), (31, 1, "A")]),
+        "gpio -1": _config_error([(-1, 0, "A")]),
+        "gpio twice": _config_error([(5, 0, "A"), (5, 1, "A")]),
+        "thirty pins": _config_error(thirty),
+        "thirty-one pins": _config_error(thirty + [(2, 0, "X")]),
+        "size 0": _config_error(one, size=0),
+        "size 1": _config_error(one, size=1),
+        "debounce -1": _config_error(one, debounce_us=-1),
+        "debounce 0": _config_error(one, debounce_us=0),
+        "debounce 2**28 - 1": _config_error(one, debounce_us=(1 << 28) - 1),
+        "debounce 2**28": _config_error(one, debounce_us=1 << 28),
+    }
+
+
+def case_default_ring():
+    # The ring holds 64 events by default: a 65th before any drain is dropped and counted.
+    global BOARD
+    BOARD = Board(0)
+    bc = ButtonCapture(pico.BUTTONS, ticks_us=BOARD.ticks)
+    bc.start(FakeMachine)
+    t = 10_000
+    for k in range(65):
+        BOARD.edge(t, A1, k % 2 == 0)
+        t += 20_000
+    pending = bc.pending()
+    events = ev(bc.drain(poll=False))
+    return {"pending": pending, "dropped": bc.dropped, "n": len(events),
+            "first": events[0], "last": events[-1]}
+
+
+def case_ring_wrap():
+    # Reading and writing go round the ring: after a drain, new events wrap past its end
+    # and are still counted and read in order.
+    bc = new_board(size=8)
+    b = BOARD
+    t = 10_000
+    for k in range(6):
+        b.edge(t, B0, k % 2 == 0)
+        t += 20_000
+    first = len(bc.drain(poll=False))
+    for k in range(5):
+        b.edge(t, A0, k % 2 == 0)
+        t += 20_000
+    pending = bc.pending()
+    events = ev(bc.drain(poll=False))
+    return {"first": first, "pending": pending, "events": events, "after": bc.pending(),
+            "dropped": bc.dropped}
+
+
+def case_poll_in_lockout():
+    # One button's lock-out has expired with nothing to do (and no scan has run since);
+    # another's change is still inside its lock-out: a poll has nothing to apply and
+    # must not disable IRQs.
+    bc = new_board()
+    b = BOARD
+    b.edge(100_000, A0, True)  # lock-out over at 110 ms; the level matches the state
+    b.edge(101_000, B1, True)
+    b.edge(103_000, B1, False)  # swallowed: B1 is locked out until 111 ms
+    bc.drain(poll=False)
+    calls0 = BOARD.disable_calls
+    bc.poll(110_500)
+    idle = ev(bc.drain(poll=False))
+    calls1 = BOARD.disable_calls
+    bc.poll(111_000)
+    due = ev(bc.drain(poll=False))
+    calls2 = BOARD.disable_calls
+    return {"idle": idle, "disable_idle": calls1 - calls0, "due": due,
+            "disable_due": calls2 - calls1}
+
+
+def case_retire_boundary():
+    # poll() retires a lock-out once ticks_diff says it is 2**28 us old either way: at
+    # exactly 3 * 2**28 us (ticks_diff = -2**28) a change swallowed long ago comes out.
+    bc = new_board()
+    b = BOARD
+    b.edge(1000, A0, True)
+    b.edge(2000, A0, False)  # swallowed; no poll for three quarters of a period
+    bc.drain(poll=False)
+    bc.poll(1000 + 3 * (1 << 28))
+    at = ev(bc.drain(poll=False))
+    # The interrupt path retires at the same age: B0's lock-out, 3 * 2**28 us later.
+    bc2 = new_board()
+    b = BOARD
+    b.edge(1000, B0, True)
+    b.edge(1000 + 3 * (1 << 28), B0, False)
+    irq = ev(bc2.drain(poll=False))
+    return {"at": at, "irq": irq}
+
+
+def case_read_gpio():
+    # A board can hand the capture its own reader of the input word instead of mem32.
+    global BOARD
+    BOARD = Board(0)
+    word = [ALL_HIGH & ~(1 << B0)]  # B0 already held at start
+    bc = ButtonCapture(pico.BUTTONS, ticks_us=BOARD.ticks, read_gpio=lambda: word[0])
+    bc.start(FakeMachine)
+    held = ev(bc.drain())
+    BOARD.set_time(50_000)
+    word[0] = ALL_HIGH  # released ...
+    bc.poll()
+    BOARD.set_time(90_000)
+    word[0] = ALL_HIGH & ~(1 << A1)  # ... and player 1 presses A, seen by the interrupt
+    BOARD.fire(A1)
+    later = ev(bc.drain(poll=False))
+    return {"held": held, "later": later, "bad_reads": BOARD.bad_reads, "down": bc.is_down(2)}
+
 CASES = {
     "start": case_start,
     "held_at_start": case_held_at_start,
@@ -554,6 +712,13 @@ CASES = {
     "spike": case_spike,
     "handler_raises": case_handler_raises,
     "rearm": case_rearm,
+    "exact_debounce": case_exact_debounce,
+    "bad_config": case_bad_config,
+    "default_ring": case_default_ring,
+    "ring_wrap": case_ring_wrap,
+    "poll_in_lockout": case_poll_in_lockout,
+    "retire_boundary": case_retire_boundary,
+    "read_gpio": case_read_gpio,
 }
 
 

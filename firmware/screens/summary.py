@@ -1,0 +1,115 @@
+# Between rounds: what each player took (R25-R27, R30, R33), their cards and points
+# (R36, R38). A slap that lands just after the decisive one lost that race (R20, R26)
+# and is told by how much. Presses right after the round (the slaps) do not skip it;
+# it moves on by itself after a while.
+
+from shared_rules.arbiter import ticks_diff
+from firmware import sound, texts
+from firmware.view import W
+from firmware.screens import SUMMARY, GAME, PAUSE_BUTTON
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+MIN_US = const(800000)             # presses right after a round (slaps) don't skip it
+AUTO_US = const(8000000)           # it moves on by itself after this
+RACE_NOTE_US = const(250000)       # a slap this close after the decisive one lost a race
+
+
+class SummaryScreen:
+    kind = SUMMARY
+
+    def __init__(self, app):
+        self.app = app
+        self.since = 0
+        self.notes = ["", ""]
+        self._noted = [False, False]
+
+    def enter(self, t):
+        self.since = t
+        self.notes[0] = self.notes[1] = ""
+        self._noted[0] = self._noted[1] = False
+        tb = self.app.table
+        lr = tb.game.last_round
+        if lr is not None and lr["slap"] is not None and tb.auto_t is not None and \
+                tb.slap_t == tb.auto_t:
+            self.notes[0] = self.notes[1] = "NOBODY SLAPPED"
+            tb.slap_t = None
+
+    def press(self, t, p, code):
+        if code == PAUSE_BUTTON:
+            return
+        app = self.app
+        tb = app.table
+        # A slap that arrives just after the decisive one lost that race (R20, R26).
+        if tb.slap_t is not None and p != tb.slap_p and not self._noted[p]:
+            d = ticks_diff(t, tb.slap_t)
+            if 0 <= d < RACE_NOTE_US:
+                self._noted[p] = True
+                app.stats.won_race(tb.slap_p)
+                b = texts.beaten(d)
+                self.notes[p] = b[0] + " " + b[1]
+                app.want(sound.LOST)
+                app.touch()
+                return
+        if ticks_diff(t, self.since) >= MIN_US:
+            self._next(t)
+
+    def _next(self, t):
+        tb = self.app.table
+        tb.make_seats(t)
+        self.app.go(GAME, t)
+
+    def tick(self, now):
+        if ticks_diff(now, self.since) >= AUTO_US:
+            self._next(now)
+            return True
+        return False
+
+    def draw(self, view, key):
+        # Two halves, each facing its player (player 1's turned round), up to five
+        # lines each under a rule.
+        if not view.begin_text(SUMMARY, key):
+            return False
+        g = self.app.table.game
+        for rot in (0, 1):
+            view.hline(8, 32, W - 16, 1, rot)
+            y = 34
+            for line in lines(g, rot, self.notes[rot]):
+                view.centred(line, y, 1, rot)
+                y += 6
+        return True
+
+
+def lines(game, p, note):
+    """Round summary for player p (R25-R27, R30, R33, R36, R38)."""
+    lr = game.last_round
+    took = lr["took"]
+    slap = lr["slap"]
+    if took[0] and took[1] and slap is not None:
+        # Two piles: the first slapper took the pile they slapped, the other the other.
+        s, j = slap[0], slap[1]
+        mine = j if p == s else 1 - j
+        side = "LEFT" if mine == (0 if p == 0 else 1) else "RIGHT"
+        who = "YOU SLAPPED FIRST" if p == s else "THEY SLAPPED FIRST"
+        if note == "NOBODY SLAPPED":
+            who = note
+            note = ""
+        head = "ROUND %d: %s" % (lr["round"], who)
+        line = "YOU TOOK %s PILE: %d" % (side, took[p])
+    else:
+        head = "ROUND %d OVER" % lr["round"]
+        line = "YOU TOOK THE PILE: %d" % took[p] if took[p] else "YOU WENT OUT FIRST"
+    out = [head, line, "YOU HOLD %d CARDS" % lr["cards"][p]]
+    if game.rules.points:
+        out.append("POINTS +%d = %d" % (lr["points"][p], game.scores[p]))
+    if lr.get("redeal"):
+        out.append("NEW DEAL: 26 EACH")
+    out.append(note or "PRESS ANY BUTTON")
+    return out[:5]
+
+
+SCREEN = SummaryScreen

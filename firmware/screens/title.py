@@ -1,0 +1,161 @@
+# The title screen: the menu (settings, START, HOW TO PLAY, CONTINUE of a saved game).
+# After a while with no press it shows the attract mode (a CPU game) to whoever walks
+# by; any press brings the menu back.
+
+from shared_rules.arbiter import ticks_diff
+from shared_rules.game import Rules
+from firmware import sound, texts, savegame
+from firmware.view import W
+from firmware.screens import TITLE, HOWTO, ATTRACT, B, PAUSE_BUTTON, back
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+IDLE_US = const(20000000)     # this long without a press on the menu: attract mode
+_SHOWN = const(6)             # menu lines on the screen at a time
+
+MODE_NAMES = ("2 PLAYERS", "VS CPU EASY", "VS CPU NORMAL", "VS CPU HARD")
+HINT = "A: NEXT   B: CHOOSE"
+
+# Menu items.
+CONTINUE = const(0)
+MODE = const(1)
+RULES = const(2)
+FLIP = const(3)
+FUMBLE = const(4)
+SOUND = const(5)
+HOWTO_ITEM = const(6)
+START = const(7)
+_SETTINGS = (MODE, RULES, FLIP, FUMBLE, SOUND)
+
+
+class TitleScreen:
+    kind = TITLE
+
+    def __init__(self, app):
+        self.app = app
+        self.sel = 0
+        self.since = 0          # the last press (or arrival): the attract mode waits
+
+    def enter(self, t):
+        self.sel = 0
+        self.since = t
+
+    def items(self):
+        out = []
+        if self.app.saved is not None:
+            out.append(CONTINUE)
+        for it in (MODE, RULES, FLIP, FUMBLE, SOUND, HOWTO_ITEM, START):
+            out.append(it)
+        return out
+
+    def text(self, item):
+        app = self.app
+        s = app.settings
+        if item == CONTINUE:
+            return "CONTINUE ROUND %d" % app.saved["game"].round
+        if item == MODE:
+            return MODE_NAMES[s["mode"]]
+        if item == RULES:
+            return "POINTS GAME" if s["points"] else "STANDARD GAME"
+        if item == FLIP:
+            return "MANUAL FLIP" if s["flip"] else "AUTO FLIP"
+        if item == FUMBLE:
+            return "FUMBLE " + texts.fumble_time(s["fumble"])
+        if item == SOUND:
+            return "SOUND ON" if s["sound"] else "SOUND OFF"
+        if item == HOWTO_ITEM:
+            return "HOW TO PLAY"
+        return "START"
+
+    def press(self, t, p, code):
+        if code == PAUSE_BUTTON:
+            return
+        app = self.app
+        self.since = t
+        items = self.items()
+        n = len(items)
+        app.touch()
+        if code == B:
+            self._choose(items[self.sel % n], t)
+            return
+        if back(code):
+            self.sel = (self.sel - 1) % n
+        else:
+            self.sel = (self.sel + 1) % n
+        app.want(sound.CLICK)
+
+    def _choose(self, item, t):
+        app = self.app
+        s = app.settings
+        app.want(sound.CLICK)
+        if item == MODE:
+            s["mode"] = (s["mode"] + 1) % savegame.MODES
+        elif item == RULES:
+            s["points"] ^= 1
+        elif item == FLIP:
+            s["flip"] ^= 1
+        elif item == FUMBLE:
+            s["fumble"] = savegame.next_fumble(s["fumble"])
+        elif item == SOUND:
+            s["sound"] ^= 1
+        if item in _SETTINGS:
+            app.save_settings()
+        elif item == HOWTO_ITEM:
+            app.go(HOWTO, t)
+        elif item == START:
+            rules = Rules(points=bool(s["points"]), manual_flip=bool(s["flip"]))
+            cpu = (None, s["mode"]) if s["mode"] else (None, None)
+            app.new_series()
+            app.start_game(t & 0x3FFFFFFF, rules, cpu, t)
+        elif item == CONTINUE:
+            sv = app.saved
+            app.new_series()
+            app.start_game(sv["game"].seed, sv["game"].rules, sv["cpu"], t,
+                           snapshot=sv["game"].snapshot(), stats=sv["stats"])
+
+    def tick(self, now):
+        if ticks_diff(now, self.since) >= IDLE_US:
+            self.app.go(ATTRACT, now)
+        return False
+
+    def draw(self, view, key):
+        """Title and menu, upright (whoever sets up the game reads it). Six items show
+        at a time; the list scrolls to keep the selected one in view, with a mark where
+        more items are."""
+        if not view.begin_text(TITLE, key):
+            return False
+        app = self.app
+        items = self.items()
+        n = len(items)
+        sel = self.sel % n
+        view.big_centred("SPIT", 1, 1, 0)
+        view.centred(app.note or app.hint or HINT, 13, 1, 0)
+        top = 0
+        if n > _SHOWN:
+            top = min(max(sel - 3, 0), n - _SHOWN)
+        y = 21
+        for k in range(top, min(n, top + _SHOWN)):
+            fg = 1
+            if k == sel:
+                view.fill_rect(0, y - 1, W - 5, 7, 1, 0)
+                fg = 0
+            view.text(self.text(items[k]), 6, y, fg, 0)
+            y += 7
+        if top > 0:
+            _arrow(view, 21, -1)
+        if top + _SHOWN < n:
+            _arrow(view, 59, 1)
+        return True
+
+
+def _arrow(view, y, d):
+    # A small triangle at the right edge pointing up (d=-1) or down (d=1): more items.
+    for k in range(3):
+        view.hline(W - 5 + k, y + (k if d > 0 else 2 - k), 5 - 2 * k, 1, 0)
+
+
+SCREEN = TitleScreen
