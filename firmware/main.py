@@ -126,6 +126,8 @@ def run(start=None, log=True, probe=None):
         selftest.main()
         return
     display, buttons, buzzer = build_hardware(machine, pins)
+    if log:                            # which capture stamps the touches, and if not PIO, why
+        print("spit: input %s%s" % (buttons.kind, " (%s)" % buttons.why if buttons.why else ""))
     from firmware.app import App, Ports
     from firmware.hw.storage import FileStorage
     from firmware.hw.clock import Clock

@@ -94,6 +94,7 @@ def test_a_button_held_at_power_up_enters_the_self_test(pico_firmware, pico_file
 def test_settings_saved_on_one_boot_are_there_on_the_next(pico_firmware, pico_files):
     with Pico(pico_firmware, files=pico_files, buttons=BUTTONS) as pico:
         boot_to_title(pico)
+        assert b"spit: input pio\r\n" in pico.transcript     # touches stamped by the PIO
         before = len(pico.flash_ops)
         menu_press(pico, P0_B)                           # MODE: two players -> vs CPU easy
         assert len(pico.flash_ops) > before              # written to flash, not just RAM

@@ -181,11 +181,11 @@ def test_pio_capture_orders_presses_a_third_of_a_microsecond_apart(board_repl):
     # Different samples (136 ns each) are never a tie, even inside one µs; the same
     # sample is (R21).
     edges = []
-    for k in range(6):
+    for k in range(6):                  # (a release's lock-out ends 10 ms before the next)
         first, second = (P0_B, P1_B) if k % 2 == 0 else (P1_B, P0_B)
-        dt = 25000 * k
-        edges += [(dt, first, 0), (dt + 0.3, second, 0), (dt + 15000, first, 1),
-                  (dt + 15000, second, 1)]
+        dt = 30000 * k
+        edges += [(dt, first, 0), (dt + 0.3, second, 0), (dt + 10000, first, 1),
+                  (dt + 10000, second, 1)]
     edges += [(200000, P0_A, 0), (200000, P1_A, 0), (215000, P0_A, 1), (215000, P1_A, 1)]
     r, _exact = scenario_exact(board_repl, PIO_SETUP, edges, 280, pio_report())
     b0, b1 = presses(r, 0, "B"), presses(r, 1, "B")

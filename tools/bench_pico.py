@@ -276,8 +276,16 @@ def _wrap(d):
     return (d + (1 << 29)) % (1 << 30) - (1 << 29)
 
 
-def _board_lines(pico, done=b"DONE", guest_s=120):
-    return [x for x in lines_until(pico, done, guest_s=guest_s)]
+def _first_after(events, player, name, ticks, within_us=40000):
+    """The stamp of player's `name` press that follows an edge at `ticks` (the first
+    stamped no earlier than 2 µs before it), minus `ticks`; None if none within_us."""
+    best = None
+    for t, p, n in events:
+        if p == player and n == name:
+            d = _wrap(t - ticks)
+            if -2 <= d < within_us and (best is None or d < best):
+                best = d
+    return best
 
 
 def _ticks_ns(pico, ticks):
@@ -330,11 +338,11 @@ def run_irq_off(pico, kind, windows, seed):
         if not any(_wrap(tk - w0) >= 0 and _wrap(w1 - tk) > 0 for w0, w1 in wins):
             continue
         exact = (pico.timer_start_us * 1000 + edge_ns - pico.boot_ns) / 1000.0
-        hit = [e for e in events if e[1] == player and e[2] == name and abs(_wrap(e[0] - tk)) < 25000]
-        if not hit:
+        d = _first_after(events, player, name, tk)
+        if d is None:
             missing += 1
             continue
-        errs.append(_wrap(hit[0][0] - tk))
+        errs.append(d)
         late.append(errs[-1] - (exact - int(exact)))
     return {"windows": len(wins), "presses": len(errs), "missing": missing, "dropped": dropped,
             "stamp_error_us": {"min": min(errs) if errs else None, "max": max(errs) if errs else None},
@@ -414,9 +422,9 @@ def run_storm(pico, kind, storms):
     errs = []
     for c in clean:
         tk = pico.ticks_us(int(c))
-        hit = [e for e in events if e[1] == 0 and e[2] == "A" and abs(_wrap(e[0] - tk)) < 50000]
-        if hit:
-            errs.append(_wrap(hit[0][0] - tk))
+        d = _first_after(events, 0, "A", tk)
+        if d is not None:
+            errs.append(d)
     storm_presses = len([e for e in events if e[1] == 1 and e[2] == "B"])
     return {"storms": storms, "edges": 50 * storms, "storm_presses": storm_presses,
             "clean_presses": len(errs), "presses": counts[0], "bounces": counts[1],
