@@ -150,7 +150,7 @@ def run_races(pico, trials_per, kind="gpio", gaps=GAPS_US, errors=None):
                 row["lost"] += 1
                 continue
             e_first = plan[k][0]
-            lat = (stamps[first] - pico.ticks_us(e_first)) % (1 << 30) - (e_first % US) / 1000.0
+            lat = _wrap(stamps[first] - pico.ticks_us(e_first)) - (e_first % US) / 1000.0
             latencies.append(lat)
             if errors is not None:
                 for p, edge in ((first, plan[k][0]), (1 - first, plan[k][1])):
@@ -228,7 +228,7 @@ def run_play(pico, seconds, seed):
             if not hit:
                 continue
             stamp = hit[0][0]
-            latency.append(((stamp - edge_ticks) % (1 << 30)) - (edge_ns % US) / 1000.0)
+            latency.append(_wrap(stamp - edge_ticks) - (edge_ns % US) / 1000.0)
             shown = i
             if gpio == board.P0_B:      # a play is decided WINDOW_US after its touch
                 while shown < len(frames) and ((frames[shown][0] - stamp) % (1 << 30)) < 2000:
@@ -447,6 +447,12 @@ def run_cpu(pico, kind, ms=200):
     for j in range(n_edges):
         g = gpios[j % 4]
         edges.append((t0 + j * MS + 137 * j, g, (j // 4) % 2))
+    level = {g: 1 for g in gpios}
+    for _t, g, lv in edges:
+        level[g] = lv
+    # Every button released again before the window ends (the next run starts clean).
+    edges += [(t0 + (n_edges + 2) * MS, g, 1) for g in gpios if not level[g]]
+    n_edges = len(edges)
     pico.schedule(edges)
     spin = None
     for line in lines_until(pico, b"DONE", guest_s=30):

@@ -190,6 +190,7 @@ def irq_off(kind, windows, off_us=20000):
         print("W %d %d" % (t0, t1))
         time.sleep_ms(30)
         cap.drain(evs)
+    time.sleep_ms(150)                 # the host's last presses, and their releases
     for e in cap.drain(evs):
         print("E %d %d %s %d" % (e[0], e[1], e[2], 1 if e[3] else 0))
     print("X %d" % cap.dropped)

@@ -267,6 +267,8 @@ class PioCapture(Capture):
         except Exception as e:  # OSError (no room, no channel), ValueError (claimed)
             self.stop()
             raise CaptureUnavailable("%s: %s" % (type(e).__name__, e))
+        finally:
+            _forget_programs()  # only needed to start: its RAM back
         self._running = True
         self.poll()
         return self
@@ -381,6 +383,7 @@ class PioCapture(Capture):
             raise CaptureUnavailable("calibration: the timer was not read %d times"
                                      % _CAL_PUSHES)
         reads = [r & _MASK30 for r in self._reads]
+        self._reads = self._scratch = None
         window = solve_phase(reads, period, cpu)
         if window is None:
             raise CaptureUnavailable("calibration failed: the timer and a %d MHz PIO "
@@ -656,6 +659,14 @@ class PioCapture(Capture):
     def is_down(self, i):
         """Debounced level of button i (index into the pin map): True while pressed."""
         return bool(self._st & self._pbits[i])
+
+
+def _forget_programs():
+    import sys
+    sys.modules.pop("firmware.hw.pio_programs", None)
+    import firmware.hw
+    if hasattr(firmware.hw, "pio_programs"):
+        del firmware.hw.pio_programs
 
 
 def _chip():

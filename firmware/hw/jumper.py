@@ -32,13 +32,17 @@ class JumperSignal:
         machine.mem32[_GPIO_OUT_CLR] = self._bit  # when driven, driven low
 
     def drive(self):
-        """Pull the line low now -> (a, b): ticks_us read just before and just after."""
+        """Pull the line low now -> (a, b): ticks_us read just before and just after
+        (everything looked up first, so only the write lies between the two reads)."""
         m = self._m
         mem = m.mem32
+        timer = self._timer
+        bit = self._bit
+        oe = _GPIO_OE_SET
         s = m.disable_irq()
-        a = mem[self._timer]
-        mem[_GPIO_OE_SET] = self._bit
-        b = mem[self._timer]
+        a = mem[timer]
+        mem[oe] = bit
+        b = mem[timer]
         m.enable_irq(s)
         return a & _MASK30, b & _MASK30
 
