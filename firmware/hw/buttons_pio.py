@@ -226,7 +226,6 @@ class PioCapture(Capture):
         # Counters.
         self.lost_words = 0
         self.fifo_overflows = 0
-        self.late_words = 0
         self.phase_window = 0  # cycles: how closely calibration placed the µs boundary
         self.sample_ns = 0
         self._isr = self._irq
@@ -390,8 +389,11 @@ class PioCapture(Capture):
                                      "clock disagree" % cpu)
         lo, hi = window
         self.phase_window = hi - lo
-        f = (lo + hi - 1) // 2 - _SYNC_CYCLES
-        t = reads[0]
+        self._timebase(reads[0], (lo + hi - 1) // 2 - _SYNC_CYCLES)
+
+    def _timebase(self, t, f):
+        """Loop 0's sample (as the pin saw it) is at ticks t plus f cycles."""
+        cpu = self._cpu
         while f < 0:
             f += cpu
             t = (t - 1) & _MASK30

@@ -1,0 +1,320 @@
+# Feeds firmware/hw/buttons_pio.py's PioCapture the words its sampler pushes, without a
+# PIO: a fake DMA ring, the ring channel's transfer count, FDEBUG, the clock. Runs under
+# the real MicroPython unix interpreter (the handler's work under heap_lock) and under
+# CPython; prints one "RESULT <json>" line per case for tests/test_buttons_pio_stream.py.
+#
+#   MICROPYPATH=<repo> micropython -X heapsize=150K tests/mp/pio_stream_driver.py
+#   PYTHONPATH=<repo>  python tests/mp/pio_stream_driver.py
+#
+# The model: loop l of the sampler samples at ticks T0 + (F0 + l * L) // CPU (L cycles a
+# loop, CPU cycles a µs); on a change it pushes (1 << 29 | pressed << (29 - n)) and
+# ((-l) mod 2**29).
+
+import sys
+from array import array
+
+try:
+    import json
+except ImportError:
+    import ujson as json
+
+MICROPYTHON = sys.implementation.name == "micropython"
+PERIOD = 1 << 30
+MASK29 = (1 << 29) - 1
+RING_COUNT = 0x0FFFFFFF
+TC, FDEBUG, CH_CTRL = 0x100, 0x104, 0x108
+CPU = 125
+T0 = PERIOD - 2_000_000  # 2 s before the ticks wrap
+F0 = 37
+
+from firmware.boards import pico  # noqa: E402
+from firmware.hw.buttons_pio import PioCapture  # noqa: E402
+
+
+class FakeMem:
+    def __init__(self):
+        self.regs = {TC: RING_COUNT, FDEBUG: 0, CH_CTRL: 1 << 24}
+
+    def __getitem__(self, addr):
+        return self.regs[addr]
+
+    def __setitem__(self, addr, value):
+        if addr == FDEBUG:
+            self.regs[FDEBUG] &= ~value  # write 1 to clear
+        else:
+            self.regs[addr] = value
+
+
+class FakeMachine:
+    disabled = [0]
+
+    @staticmethod
+    def disable_irq():
+        FakeMachine.disabled[0] += 1
+        return 0
+
+    @staticmethod
+    def enable_irq(state):
+        FakeMachine.disabled[0] -= 1
+
+
+class Sampler:
+    """The PIO and its DMA ring as the capture sees them."""
+
+    def __init__(self, ring_words=256, debounce_us=10000):
+        self.now = [T0]
+        cap = PioCapture(pico.BUTTONS, debounce_us, ring_words=ring_words, cycles_per_us=CPU,
+                         ticks_us=self.ticks)
+        self.mem = FakeMem()
+        cap._mem = self.mem
+        cap._machine = FakeMachine
+        cap._ring = array("i", [0] * ring_words)
+        cap._ofs = 0
+        cap._tc = TC
+        cap._fdebug = FDEBUG
+        cap._stall = 1
+        cap._ch_ctrl = CH_CTRL
+        cap._timebase(T0, F0)
+        cap._running = True
+        self.cap = cap
+        self.n = ring_words
+        self.written = 0
+        self.state = 0
+        self.loop = 0
+
+    def ticks(self):
+        return self.now[0]
+
+    def stamp(self, loop):
+        return (T0 + (F0 + loop * self.cap._L) // CPU) % PERIOD
+
+    def time_of(self, loop):
+        """Set the clock to just after loop `loop`'s sample."""
+        self.now[0] = (self.stamp(loop) + 2) % PERIOD
+
+    def push(self, word):
+        self.cap._ring[self.written % self.n] = word
+        self.written += 1
+        self.mem.regs[TC] = RING_COUNT - self.written
+
+    def sample(self, loop, pressed):
+        """The sampler saw `pressed` (bits in pin-map order) at `loop`: it pushes a pair."""
+        bits = 0
+        for i in range(self.cap.n):
+            if pressed & (1 << i):
+                bits |= self.cap._pbits[i]
+        self.push(1 << 29 | bits << (29 - self.cap.n))
+        self.push((-loop) & MASK29)
+
+    def irq(self):
+        self.cap._irq(None)
+
+
+def ev(events):
+    return [[e[0], e[1], e[2], 1 if e[3] else 0] for e in events]
+
+
+def loops_for_us(us):
+    return us * CPU // 17
+
+
+# ---- cases ----------------------------------------------------------------------------
+
+def case_stamps():
+    s = Sampler()
+    out = []
+    expected = []
+    for k, (loop, pressed) in enumerate(((1000, 1), (80000, 0), (160000, 2), (240000, 0))):
+        s.sample(loop, pressed)
+        s.time_of(loop)
+        s.irq()
+        expected.append(s.stamp(loop))
+    s.now[0] = (s.now[0] + 30000) % PERIOD
+    out = ev(s.cap.drain())
+    return {"events": out, "expected": expected, "errors": s.cap.errors}
+
+
+def case_sub_us():
+    # Samples 1 and 2 loops apart inside one µs: ordered stamps, one µs apart; the same
+    # sample for two buttons: one stamp. A third button one loop later: the µs after.
+    s = Sampler()
+    base = 5000
+    while s.stamp(base + 3) != s.stamp(base):  # four samples inside one µs
+        base += 1
+    s.sample(base, 1)        # P0 A
+    s.sample(base + 1, 1 | 4)  # P1 A
+    s.sample(base + 3, 1 | 4 | 2)  # P0 B
+    s.time_of(base + 3)
+    s.irq()
+    s.sample(base + 200, 1 | 4 | 2 | 8)  # P1 B, a few µs later: its own stamp
+    s.time_of(base + 200)
+    s.irq()
+    tie = Sampler()
+    tie.sample(base, 1 | 4)  # P0 A and P1 A in one sample
+    tie.time_of(base)
+    tie.irq()
+    return {"events": ev(s.cap.drain(poll=False)), "t": s.stamp(base),
+            "late": s.stamp(base + 200), "tie": ev(tie.cap.drain(poll=False))}
+
+
+def case_wrap():
+    # The count wraps at 2**29 loops (~73 s): a press either side, and poll() between
+    # keeping the anchor fresh, as the main loop does every frame.
+    s = Sampler()
+    edge = MASK29 - 40
+    t = 0
+    out = []
+    while t < edge:  # frames of 1 s until just before the press
+        t = min(t + loops_for_us(1000000), edge - 100)
+        s.time_of(t)
+        s.cap.drain(out)
+        if t == edge - 100:
+            break
+    s.sample(edge, 1)
+    s.sample(edge + 200, 3)  # count: (-(2**29 + 159)) & MASK29, wrapped
+    s.time_of(edge + 200)
+    s.irq()
+    s.now[0] = (s.now[0] + 50000) % PERIOD
+    s.cap.drain(out)
+    return {"events": ev(out), "expected": [s.stamp(edge), s.stamp(edge + 200)]}
+
+
+def case_silence():
+    # 200 s without a word and without poll(): the handler counts the whole 2**29-loop
+    # turns from ticks_us.
+    s = Sampler()
+    loop = loops_for_us(200000000) + 12345
+    s.sample(loop, 8)
+    s.time_of(loop)
+    s.irq()
+    return {"events": ev(s.cap.drain(poll=False)), "expected": s.stamp(loop)}
+
+
+def case_lockout():
+    # A release 3 ms after the press is inside the lock-out: it is an event exactly at
+    # the lock-out's end; poll() ends it once the clock is past it. Bounces are counted.
+    s = Sampler()
+    p = 1000
+    s.sample(p, 1)
+    s.sample(p + loops_for_us(40), 0)      # bounce open
+    s.sample(p + loops_for_us(90), 1)      # bounce closed
+    s.sample(p + loops_for_us(3000), 0)    # the real release, swallowed
+    s.time_of(p + loops_for_us(3000))
+    s.irq()
+    mid = ev(s.cap.drain())
+    s.time_of(p + loops_for_us(9990))
+    still = ev(s.cap.drain())
+    s.time_of(p + loops_for_us(10100))
+    after = ev(s.cap.drain())
+    return {"mid": mid, "still": still, "after": after, "press": s.stamp(p),
+            "bounces": list(s.cap.bounces), "irq_left_off": FakeMachine.disabled[0]}
+
+
+def case_overflow():
+    # 12 words into a ring of 8 before the handler runs: the 4 oldest are lost and
+    # counted; a count word and a state word on their own are skipped and counted.
+    s = Sampler(ring_words=8)
+    for k in range(6):
+        s.sample(1000 + loops_for_us(20000) * k, (k + 1) % 2)
+    s.time_of(1000 + loops_for_us(20000) * 5)
+    s.irq()
+    first = ev(s.cap.drain(poll=False))
+    lost = s.cap.lost_words
+    dropped = s.cap.dropped
+    s.push((-5) & MASK29)  # a count word alone (its state word dropped by the FIFO)
+    s.sample(loops_for_us(200000), 4)
+    s.push(1 << 29)        # a state word alone, then a whole pair
+    s.sample(loops_for_us(300000), 0)
+    s.time_of(loops_for_us(300000))
+    s.irq()
+    s.mem.regs[FDEBUG] = 1  # the PIO found the FIFO full
+    s.irq()
+    later = ev(s.cap.drain(poll=False))
+    return {"first": first, "lost": lost, "dropped": dropped, "later": later,
+            "lost_after": s.cap.lost_words, "fifo": s.cap.fifo_overflows,
+            "dropped_after": s.cap.dropped,
+            "expected": [s.stamp(1000 + loops_for_us(20000) * 2), s.stamp(loops_for_us(200000)),
+                         s.stamp(loops_for_us(300000))]}
+
+
+def case_idle_frames():
+    # An ordinary frame's poll() switches no interrupt off and reads nothing but the
+    # clock and the ring's count.
+    s = Sampler()
+    s.time_of(100)
+    s.cap.drain()
+    before = FakeMachine.disabled[0]
+    calls = [0]
+    real = s.cap._process
+
+    def counted():
+        calls[0] += 1
+        real()
+    s.cap._process = counted
+    for f in range(20):
+        s.now[0] = (s.now[0] + 33333) % PERIOD
+        s.cap.drain()
+    return {"process_calls": calls[0], "irq_left_off": FakeMachine.disabled[0] - before}
+
+
+def case_heap_lock():
+    res = {"micropython": MICROPYTHON}
+    if not MICROPYTHON:
+        return res
+    import micropython
+
+    s = Sampler(ring_words=8)
+    errors = [0]
+    base = 5000
+    micropython.heap_lock()
+    try:
+        try:
+            s.sample(base, 1)
+            s.sample(base + 1, 5)
+            s.time_of(base + 1)
+            s.irq()                       # two samples, a sub-µs order
+            s.sample(base + loops_for_us(3000), 4)
+            s.time_of(base + loops_for_us(3000))
+            s.irq()                       # inside P0 A's lock-out: a release swallowed
+            for k in range(6):            # the ring laps: words lost
+                s.sample(base + loops_for_us(20000) * (k + 1), (k + 1) % 2)
+            s.time_of(base + loops_for_us(20000) * 6)
+            s.irq()
+            s.mem.regs[FDEBUG] = 1
+            s.irq()
+            s.now[0] = (s.now[0] + 50000) % PERIOD
+            s.cap.poll()                  # a lock-out ends, the anchor moves on
+        except MemoryError:
+            errors[0] += 1
+    finally:
+        micropython.heap_unlock()
+    res["memory_errors"] = errors[0]
+    res["handler_errors"] = s.cap.errors
+    res["events"] = len(s.cap.drain(poll=False))
+    res["lost"] = s.cap.lost_words
+    return res
+
+
+CASES = {
+    "stamps": case_stamps,
+    "sub_us": case_sub_us,
+    "wrap": case_wrap,
+    "silence": case_silence,
+    "lockout": case_lockout,
+    "overflow": case_overflow,
+    "idle_frames": case_idle_frames,
+    "heap_lock": case_heap_lock,
+}
+
+
+def main(argv):
+    for name in argv[1:] or sorted(CASES):
+        try:
+            r = CASES[name]()
+            r["case"] = name
+        except Exception as e:
+            r = {"case": name, "error": "%s: %s" % (type(e).__name__, e)}
+        print("RESULT " + json.dumps(r))
+
+
+main(sys.argv)

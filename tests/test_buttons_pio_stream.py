@@ -1,0 +1,102 @@
+"""The PIO capture's handler on the words its sampler pushes, without a PIO
+(tests/mp/pio_stream_driver.py: a fake DMA ring, transfer count, FDEBUG and clock),
+under the real MicroPython unix interpreter (with the heap locked, as in a hard IRQ) and
+under CPython. The state machine and DMA themselves: tests/test_pico_buttons.py."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT, MICROPYTHON
+
+DRIVER = ROOT / "tests" / "mp" / "pio_stream_driver.py"
+
+
+def _run(cmd, env):
+    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            r = json.loads(line[7:])
+            out[r.pop("case")] = r
+    errors = {k: r["error"] for k, r in out.items() if "error" in r}
+    assert out and not errors, errors or p.stdout
+    return out
+
+
+@pytest.fixture(scope="module")
+def mp_results():
+    if not MICROPYTHON.exists():
+        pytest.skip("no micropython binary (make setup)")
+    return _run([str(MICROPYTHON), "-X", "heapsize=150K", str(DRIVER)],
+                dict(os.environ, MICROPYPATH=str(ROOT)))
+
+
+@pytest.fixture(scope="module")
+def cp_results():
+    return _run([sys.executable, str(DRIVER)], dict(os.environ, PYTHONPATH=str(ROOT)))
+
+
+@pytest.fixture(params=["micropython", "cpython"])
+def res(request):
+    return request.getfixturevalue("mp_results" if request.param == "micropython" else "cp_results")
+
+
+def test_each_stamp_is_its_samples_microsecond(res):
+    r = res["stamps"]
+    downs_and_ups = [e[0] for e in r["events"]]
+    assert downs_and_ups == r["expected"] and r["errors"] == 0
+
+
+def test_samples_inside_one_microsecond_keep_their_order(res):
+    r = res["sub_us"]
+    t = r["t"]
+    assert r["events"] == [[t, 0, "A", 1], [t + 1, 1, "A", 1], [t + 2, 0, "B", 1],
+                           [r["late"], 1, "B", 1]]
+    assert r["tie"] == [[t, 0, "A", 1], [t, 1, "A", 1]]       # one sample: one instant
+
+
+def test_the_loop_count_wraps_and_the_stamps_go_on(res):
+    r = res["wrap"]
+    assert [e[0] for e in r["events"]] == r["expected"]
+
+
+def test_after_a_long_silence_the_handler_counts_the_wraps_from_the_clock(res):
+    r = res["silence"]
+    assert r["events"] == [[r["expected"], 1, "B", 1]]
+
+
+def test_a_change_inside_the_lock_out_is_an_event_at_its_end(res):
+    r = res["lockout"]
+    assert r["mid"] == [[r["press"], 0, "A", 1]] and r["still"] == []
+    assert r["after"] == [[(r["press"] + 10000) % (1 << 30), 0, "A", 0]]
+    assert r["bounces"] == [3, 0, 0, 0] and r["irq_left_off"] == 0
+
+
+def test_a_lapped_ring_and_dropped_words_are_counted(res):
+    r = res["overflow"]
+    assert r["lost"] == 4 and r["dropped"] == 2
+    assert r["first"][0][0] == r["expected"][0] and len(r["first"]) == 4
+    assert [e[0] for e in r["later"]] == r["expected"][1:]
+    assert r["lost_after"] == 6                      # a lone count word, a lone state word
+    assert r["fifo"] == 1 and r["dropped_after"] == 3
+
+
+def test_an_ordinary_frame_costs_no_processing(res):
+    assert res["idle_frames"] == {"process_calls": 0, "irq_left_off": 0}
+
+
+def test_the_handler_allocates_nothing(mp_results):
+    r = mp_results["heap_lock"]
+    assert r["micropython"] is True
+    assert r["memory_errors"] == 0 and r["handler_errors"] == 0
+    assert r["events"] >= 4 and r["lost"] == 4
+
+
+def test_micropython_and_cpython_agree(mp_results, cp_results):
+    for case, r in cp_results.items():
+        if case != "heap_lock":
+            assert mp_results[case] == r, case
