@@ -10,6 +10,7 @@
 
 _MASK = 0xFFFFFFFF
 _H = 0xFFFF
+_BELOW_LIMIT = 1 << 22   # below(n) keeps every intermediate under 2**30 up to here
 
 
 def mix_seed(seed):
@@ -66,15 +67,23 @@ class Rng:
         return self._lo & 1
 
     def below(self, n):
-        """Uniform int in [0, n), n < 2**15, by rejection, so there is no modulo bias:
+        """Uniform int in [0, n), n < 2**22, by rejection, so there is no modulo bias:
         the numbers of next32() % n, redrawn while next32() >= 2**32 - 2**32 % n."""
-        if not 0 < n < 0x8000:
-            raise ValueError("below() needs 0 < n < 32768")
-        r = 0x10000 % n
-        r = r * r % n                            # 2**32 % n
-        edge = 0x10000 - r                       # reject hi == 0xFFFF and lo >= edge
+        if not 0 < n < _BELOW_LIMIT:
+            raise ValueError("below() needs 0 < n < %d" % _BELOW_LIMIT)
+        r = ((0x10000 % n) << 8) % n
+        r = (r << 8) % n                         # 2**32 % n, every step under 2**30
+        # Reject (hi, lo) at or above 2**32 - r, compared half by half.
+        q = r >> 16
+        m = r & _H
+        if m:
+            edge_hi = _H - q
+            edge_lo = 0x10000 - m
+        else:
+            edge_hi = 0x10000 - q
+            edge_lo = 0
         self._step()
-        while r and self._hi == _H and self._lo >= edge:
+        while r and (self._hi > edge_hi or (self._hi == edge_hi and self._lo >= edge_lo)):
             self._step()
         lo = self._lo
         return (((self._hi % n) << 8 | lo >> 8) % n << 8 | lo & 0xFF) % n

@@ -90,6 +90,10 @@ class DeviceApp:
     def screen_name(self):
         return self.screen
 
+    def seat_levels(self):
+        """Who plays each side (CPU level or None), as far as the host knows."""
+        return (self.cpu[0], self.cpu[1])
+
     def status(self, text):
         fields = dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
         if text.startswith("start"):

@@ -593,7 +593,8 @@ class Web:
             d["screen"] = app.screen_name()
             d["phase"] = g.phase if g is not None else None
             d["round"] = g.round if g is not None else None
-            d["cursors"] = [app.pads[0].cursor, app.pads[1].cursor]
+            pads = app.pads
+            d["cursors"] = [pads[0].cursor, pads[1].cursor] if pads else [0, 0]
             d["menu"] = [app.menu_text(i) for i in app.menu_items()] \
                 if app.screen_name() == "title" else []
             d["note"] = app.note
