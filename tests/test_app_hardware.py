@@ -162,10 +162,61 @@ def test_main_loop_check_rearms_the_input_irq_and_reports_it(capsys):
     assert main.check_input(inp, seen, True) is False and seen == [3, 1]
 
 
+def test_the_jumper_signal_drives_low_between_two_timer_reads():
+    # firmware.hw.jumper: the self-test's known signal. The line is only ever driven low
+    # (output enable on, output latch low) or let go, and the timer is read just before
+    # and just after the write, with interrupts off.
+    from firmware.hw.jumper import JumperSignal
+    log = []
+
+    class Mem:
+        t = [(1 << 30) + 500]                    # TIMERAWL past 2**30: masked to ticks
+
+        def __getitem__(self, addr):
+            assert addr == 0x40054028
+            log.append(("read", self.t[0]))
+            self.t[0] += 3
+            return self.t[0]
+
+        def __setitem__(self, addr, value):
+            log.append(("write", hex(addr), value))
+
+    class Machine:
+        mem32 = Mem()
+        irq_off = 0
+
+        class Pin:
+            IN = 0
+
+            def __init__(self, gpio, mode):
+                log.append(("pin", gpio, mode))
+
+        @classmethod
+        def disable_irq(cls):
+            cls.irq_off += 1
+            return 1
+
+        @classmethod
+        def enable_irq(cls, s):
+            cls.irq_off -= 1
+
+    sig = JumperSignal(Machine, 22)
+    assert log == [("pin", 22, 0), ("write", "0xd0000018", 1 << 22)]   # latch low, input
+    del log[:]
+    a, b = sig.drive()
+    assert log == [("read", (1 << 30) + 500), ("write", "0xd0000024", 1 << 22),
+                   ("read", (1 << 30) + 503)]
+    assert (a, b) == (503, 506) and Machine.irq_off == 0
+    sig.release()
+    assert log[-1] == ("write", "0xd0000028", 1 << 22)
+    assert JumperSignal(Machine, 5, "RP2350")._timer == 0x400B0028
+
+
 def test_importing_the_device_modules_touches_no_hardware():
     # `machine` does not exist on CPython: importing these must not need it.
     code = ("import firmware.main, firmware.selftest, firmware.hw.display, "
             "firmware.hw.buzzer, firmware.hw.storage, firmware.hw.buttons, "
+            "firmware.hw.buttons_pio, firmware.hw.jumper, "
             "firmware.app, firmware.view; print('ok')")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=str(ROOT), env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})

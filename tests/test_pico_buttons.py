@@ -126,8 +126,10 @@ cap.drain()
 """
 
 PIO_REPORT = """\
+import sys
 evs = cap.drain()
 print(json.dumps({'events': [[e[0], e[1], e[2], 1 if e[3] else 0] for e in evs],
+                  'programs_module': 'firmware.hw.pio_programs' in sys.modules,
                   'errors': cap.errors, 'dropped': cap.dropped, 'lost': cap.lost_words,
                   'fifo': cap.fifo_overflows, 'bounces': list(cap.bounces),
                   'presses': list(cap.presses), 'rearmed': cap.rearmed EXTRA}))
@@ -170,6 +172,7 @@ def test_start_capture_gives_the_pio_capture_and_stamps_the_sample_time(board_re
     r, exact = scenario_exact(board_repl, PIO_SETUP, edges, 200, pio_report())
     downs = [e for e in r["events"] if e[3]]
     assert len(downs) == 12 and r["dropped"] == 0 and r["errors"] == 0
+    assert r["programs_module"] is False    # firmware.hw.pio_programs: only to start
     for e, x in zip(downs, exact[0::2]):
         assert -1 <= e[0] - int(x) <= 1, (e, x)
     ups = [e for e in r["events"] if not e[3]]
