@@ -259,7 +259,7 @@ class PioCapture(Capture):
             m.Pin(gpio, m.Pin.IN, m.Pin.PULL_UP)
         try:
             self._claim(rp2, uctypes, pio_programs)
-            self._calibrate(rp2)
+            self._calibrate()
         except CaptureUnavailable:
             self.stop()
             raise
@@ -362,7 +362,7 @@ class PioCapture(Capture):
         sm.exec(_JMP | self._top)
         self._cal.exec(_SET_Y_31)
 
-    def _calibrate(self, rp2):
+    def _calibrate(self):
         import time
         mem = self._mem
         cpu = self._cpu
