@@ -11,9 +11,9 @@ VERSION = 1
 MODES = 4            # 0: two players; 1-3: against the CPU, easy / normal / hard
 
 
-FUMBLE_MS = FUMBLE_US // 1000    # the default fumble time (R41; docs/SIMULATION.md)
+FUMBLE_MS = FUMBLE_US // 1000    # the default fumble time (R41: 0.5 s)
 FUMBLE_MAX_MS = 5000
-FUMBLE_CHOICES = (500, 1000, 1250, 1500, 0)     # the menu's steps (0: off)
+FUMBLE_CHOICES = (500, 1000, 1250, 1500, 0)     # the menu's steps from the default (0: off)
 # Settings every saved file has had; a later setting missing from an older file takes
 # its default (the file still loads).
 _FIRST = ("mode", "points", "flip", "sound")

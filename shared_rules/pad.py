@@ -26,7 +26,7 @@ SIX_BUTTON = 6
 # The fumble (RULES.md R41) is the device's conduct, not a rule of the cards; it is
 # here, beside what a press means, so that the firmware app and the self-play
 # simulation (which must measure the game the device plays) share one definition.
-FUMBLE_US = 1250000       # the default fumble time (docs/SIMULATION.md says why)
+FUMBLE_US = 500000        # the default fumble time: R41's 0.5 s
 _FUMBLE_VERBS = ("play", "fill", "flip")
 
 

@@ -165,12 +165,15 @@ def test_r41_the_time_is_a_menu_option_kept_in_the_settings():
     for _ in range(7):
         names.append(app.menu_text(app.menu_items()[app.title.sel]))
         r.menu(["B"])                              # the next time
-    assert names == ["FUMBLE 1.25 S", "FUMBLE 1.5 S", "FUMBLE OFF", "FUMBLE 0.5 S",
-                     "FUMBLE 1 S", "FUMBLE 1.25 S", "FUMBLE 1.5 S"]
-    r.menu(["B", "B"])                             # from OFF: 0.5 s, 1 s, saved at once
-    assert json.loads(r.storage.text)["settings"]["fumble"] == 1000
+    # From the default (R41: 0.5 s) round the choices and back.
+    assert names == ["FUMBLE 0.5 S", "FUMBLE 1 S", "FUMBLE 1.25 S", "FUMBLE 1.5 S",
+                     "FUMBLE OFF", "FUMBLE 0.5 S", "FUMBLE 1 S"]
+    assert app.settings["fumble"] == 1250
+    r.menu(["B", "B"])                             # 1.5 s, then OFF, saved at once
+    assert app.menu_text(app.menu_items()[app.title.sel]) == "FUMBLE OFF"
+    assert json.loads(r.storage.text)["settings"]["fumble"] == 0
     r2 = Rig(framebuf, storage=MemoryStorage(r.storage.text))
-    assert r2.app.settings["fumble"] == 1000
+    assert r2.app.settings["fumble"] == 0          # OFF is kept, not taken for missing
     # A file saved before the fumble existed still loads: the missing key is the default.
     old = {"v": 1, "settings": {"mode": 2, "points": 1, "flip": 0, "sound": 1}, "game": None}
     r3 = Rig(framebuf, storage=MemoryStorage(json.dumps(old)))
@@ -179,7 +182,7 @@ def test_r41_the_time_is_a_menu_option_kept_in_the_settings():
     bad = dict(old, settings=dict(old["settings"], fumble=-5))
     assert savegame.unpack(bad)[2] == "SETTINGS RESET"
     assert savegame.next_fumble(750) == 1000 and savegame.next_fumble(2000) == 0
-    assert savegame.default_settings()["fumble"] == savegame.FUMBLE_MS == 1250
+    assert savegame.default_settings()["fumble"] == savegame.FUMBLE_MS == 500     # R41
 
 
 def test_r41_presses_during_a_fumble_are_recorded_and_the_replay_is_exact():

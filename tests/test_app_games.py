@@ -42,12 +42,12 @@ def test_menu_a_moves_b_chooses_and_start_uses_the_settings():
     r.frames(1)
     assert app.screen == A.TITLE
     assert [app.menu_text(i) for i in app.menu_items()] == [
-        "2 PLAYERS", "STANDARD GAME", "AUTO FLIP", "FUMBLE 1.25 S", "SOUND ON",
+        "2 PLAYERS", "STANDARD GAME", "AUTO FLIP", "FUMBLE 0.5 S", "SOUND ON",
         "HOW TO PLAY", "START"]
     r.menu(["B", "B"])                       # mode: 2 players -> CPU easy -> CPU normal
     r.menu(["A", "B", "A", "B", "A", "B", "A", "B"])   # points, manual flip, fumble, sound
-    assert app.settings == {"mode": 2, "points": 1, "flip": 1, "sound": 0, "fumble": 1500}
-    assert app.menu_text(app.menu_items()[3]) == "FUMBLE 1.5 S"
+    assert app.settings == {"mode": 2, "points": 1, "flip": 1, "sound": 0, "fumble": 1000}
+    assert app.menu_text(app.menu_items()[3]) == "FUMBLE 1 S"
     r.menu(["A"] * 7)                        # seven items: A wraps round to the same one
     assert app.title.sel % 7 == 4
     # Walk to START and choose it.
@@ -58,10 +58,10 @@ def test_menu_a_moves_b_chooses_and_start_uses_the_settings():
     g = app.game
     assert g.rules.points and g.rules.manual_flip
     assert app.cpu == [None, 2] and not app.seats[1].human
-    assert app.table.fumbles.us == 1500000
+    assert app.table.fumbles.us == 1000000
     saved = r.storage.load()
     assert saved["settings"]["mode"] == 2 and saved["game"] is not None
-    assert saved["settings"]["fumble"] == 1500
+    assert saved["settings"]["fumble"] == 1000
 
 
 def test_sound_off_plays_nothing():

@@ -480,7 +480,7 @@ def test_simulate_soak_all_pairings_has_no_violations(tmp_path):
     assert pairs == [("hard", "normal"), ("normal", "easy"), ("hard", "easy"),
                      ("hard", "hard"), ("normal", "normal"), ("easy", "easy"),
                      ("easy", "masher"), ("normal", "masher")]
-    assert d["fumble_ms"] == 1250
+    assert d["fumble_ms"] == 500                      # the device's default (R41)
     for p in d["pairings"]:
         assert p["games"] == 6
         for key in ("a_win_rate", "draws", "mean_rounds", "mean_minutes", "races_per_game",

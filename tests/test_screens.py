@@ -6,7 +6,7 @@ stack, underlined 6 and 9, the slap banner with the piles' sizes)."""
 import pytest
 
 from desktop_emulator import framebuf
-from firmware import app as A, texts, font, view as V
+from firmware import app as A, texts, font, view as V, savegame
 from firmware.fakeports import Rig
 from firmware.screens import attract, howto, title, rematch
 from shared_rules.cards import card
@@ -176,6 +176,7 @@ def test_how_to_play_text_fits_and_names_the_fumble_time():
     assert "FOR 1.5 S (MENU: FUMBLE)." in howto.page(3, 1500)[1]
     assert "FOR OFF" not in " ".join(howto.page(3, 1250)[1])
     assert "FOR 1.25 S (MENU: FUMBLE)." in howto.page(3, 1250)[1]
+    assert "FOR 0.5 S (MENU: FUMBLE)." in howto.page(3, savegame.FUMBLE_MS)[1]    # R41
 
 
 # ---- pause --------------------------------------------------------------------------
