@@ -31,7 +31,8 @@ from desktop_emulator.display import FrameDisplay, frame_sha1
 DEVICE_FRAME_US = 33333
 #: The window's frame period: 60 frames a second.
 WINDOW_FRAME_US = 16667
-#: Bytes of replay a game may use on the desktop (the device keeps 32 KB).
+#: Bytes of replay a game may use on the desktop (the device keeps 16 KB,
+#: firmware/app.py RECORD_LIMIT).
 RECORD_LIMIT = 256 << 20
 #: A headless run that has not ended after this much simulated time is stuck.
 MAX_SIM_US = 4 * 3600 * 1000000

@@ -52,10 +52,12 @@ SLAP_LIMIT_US = const(3000000)     # R26: the slap time limit
 # hundreds of ms) waits until no race can still be decided: past the window in which
 # a slap still counts as having lost the race to the decisive one (R20, R26).
 SAVE_DELAY_US = const(400000)
-# Bytes of replay a game may use on the device (about 2400 records, a game of three or
-# four minutes; a longer one's recording stops there, the game goes on). Hosts with
+# Bytes of replay a game may use on the device (about 5100 records: a game of some 20
+# rounds; a longer one's recording stops there, the game goes on). Whole-game
+# recordings matter: they are replayed on the desktop. The device has the room (a
+# 25-round game peaks at ~115 KB of its ~240 KB heap, docs/FIRMWARE.md). Hosts with
 # room set their own (the emulator records whole games).
-RECORD_LIMIT = const(8192)
+RECORD_LIMIT = const(16384)
 
 BUTTON_CODES = {"A": A, "B": B, "L": LEFT, "R": RIGHT, "U": UP, "D": DOWN,
                 "LEFT": LEFT, "RIGHT": RIGHT, "UP": UP, "DOWN": DOWN, "PAUSE": PAUSE_BUTTON}

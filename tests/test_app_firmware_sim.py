@@ -1,13 +1,21 @@
 """`make firmware-sim`: one whole game of the firmware app under the real MicroPython
-interpreter with the device's heap (150K), real framebuf, simulated clock and buttons;
-its last line names the winner, rounds, frames and the peak live heap."""
+interpreter (the 64-bit unix port, with tools/firmware_sim.py's heap), real framebuf,
+simulated clock and buttons; its last line names the winner, rounds, frames and the
+peak live heap."""
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from tests.helpers import ROOT, MICROPYTHON
+
+sys.path.insert(0, str(ROOT / "tools"))
+try:
+    import firmware_sim
+finally:
+    sys.path.pop(0)
 
 LAST = re.compile(r"^game over: winner=(0|1|draw) rounds=(\d+) frames=(\d+) peak_heap=(\d+)$")
 
@@ -28,7 +36,8 @@ def test_make_firmware_sim():
     assert m, p.stdout
     rounds, frames, peak = int(m.group(2)), int(m.group(3)), int(m.group(4))
     assert rounds >= 1 and frames > 100
-    assert 0 < peak < 150 * 1024
+    assert firmware_sim.HEAP.endswith("K")
+    assert 0 < peak < int(firmware_sim.HEAP[:-1]) * 1024
     assert "span_errors=0" in p.stdout
 
 
@@ -40,3 +49,19 @@ def test_firmware_sim_other_games(args):
                        cwd=str(ROOT), capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     assert LAST.match(_last_line(p.stdout)), p.stdout
+
+
+@pytest.mark.skipif(not MICROPYTHON.exists(), reason="no micropython binary")
+def test_the_longest_game_fills_the_devices_recording_limit_within_the_heap():
+    # Seed 6 is the longest of seeds 1-10 (21 rounds): its recording reaches the
+    # device's limit (16 KB), stops there and the game goes on to its end, all within
+    # the default heap.
+    from firmware.app import RECORD_LIMIT
+    assert RECORD_LIMIT == 16384
+    p = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "tools/firmware_sim.py",
+                        "--seed", "6"], cwd=str(ROOT), capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert LAST.match(_last_line(p.stdout)), p.stdout
+    fields = dict(kv.split("=") for kv in p.stdout.split() if kv.startswith("replay_"))
+    assert int(fields["replay_bytes"]) == RECORD_LIMIT and int(fields["replay_lost"]) > 0

@@ -330,8 +330,8 @@ def test_dump_frames_writes_every_shown_frame_with_times(tmp_path):
     assert cli.main(["--headless", "--dump-frames", str(d / "frames.txt")]) == 2
 
 
-def test_a_long_game_records_whole_beyond_the_devices_32k(tmp_path):
-    # The device caps a game's recording at 32 KB (firmware/app.py RECORD_LIMIT); the
+def test_a_long_game_records_whole_beyond_the_devices_limit(tmp_path):
+    # The device caps a game's recording at 16 KB (firmware/app.py RECORD_LIMIT); the
     # emulator lifts the cap, so a long easy-vs-easy game still replays to its end.
     rec = tmp_path / "long.txt"
     out = io.StringIO()
@@ -343,6 +343,7 @@ def test_a_long_game_records_whole_beyond_the_devices_32k(tmp_path):
     packed = PackedRecords(1 << 30)
     for rec_ in session.parse_replay(text).replay.records:
         packed.append(rec_)
+    assert RECORD_LIMIT == 16384
     assert packed.nbytes() > RECORD_LIMIT and "lost=" not in text
     again = io.StringIO()
     assert cli.main(["--headless", "--replay", str(rec), "--print-state"], stdout=again) == 0

@@ -3,7 +3,7 @@
     python tools/bench_firmware.py [--seed N] [--games N]
 
 Run with CPython, it re-runs itself under .venv/bin/micropython (-X heapsize=4M: the
-samples need room; tools/firmware_sim.py is the 150K check;
+samples need room; tools/firmware_sim.py is the heap check;
 MICROPYPATH = the repository root). Under MicroPython it plays whole games of the
 firmware app with fake ports (as tools/firmware_sim.py: a scripted player 0 through
 the input port, the app's CPU seat as player 1) and measures, per frame:

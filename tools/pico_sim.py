@@ -11,6 +11,10 @@ gc.mem_alloc()) every N frames. The game runs until the board reports its game-o
 screen; the last line printed is
 
     pico: game over: winner=<0|1|draw> rounds=<n> frames=<n> peak_heap=<bytes> guest_s=<s>
+          replay_bytes=<bytes> replay_lost=<records>
+
+(one line): replay_bytes is what the game's recording holds on the device, at most
+firmware/app.py's RECORD_LIMIT; replay_lost counts the records left out past it.
 """
 
 import argparse
@@ -77,16 +81,18 @@ def main(argv=None):
         guest_s = (p.t_ns - t0) / 1e9
         info = m.finish()
         snap = info["snap"]
-        out = p.exec("import firmware.main as m\nprint(m.app.frames, peak[0])")
-        frames, peak = (int(x) for x in out.split())
+        out = p.exec("import firmware.main as m\nr = m.app.replay.records\n"
+                     "print(m.app.frames, peak[0], r.nbytes(), r.lost)")
+        frames, peak, replay_bytes, replay_lost = (int(x) for x in out.split())
     except (DeviceError, ImageError) as e:
         print("pico-sim: %s" % e, file=sys.stderr)
         return 1
     finally:
         m.close()
     w = snap["winner"]
-    print("pico: game over: winner=%s rounds=%d frames=%d peak_heap=%d guest_s=%.1f" % (
-        "draw" if w is None else w, snap["round"], frames, peak, guest_s))
+    print("pico: game over: winner=%s rounds=%d frames=%d peak_heap=%d guest_s=%.1f "
+          "replay_bytes=%d replay_lost=%d" % ("draw" if w is None else w, snap["round"], frames,
+                                               peak, guest_s, replay_bytes, replay_lost))
     print("pico-sim: %.0f s of wall time" % (time.monotonic() - wall0), file=sys.stderr)
     return 0
 
