@@ -59,7 +59,9 @@ def play(seed, levels, rules=None, start_us=0, window_us=2000, max_us=MAX_US,
     bots = [Bot(0, levels[0], bot_seed(seed, 0)), Bot(1, levels[1], bot_seed(seed, 1))]
     st = {"seed": seed, "winner": -1, "rounds": 0, "us": 0, "races": 0, "ties": 0,
           "stalls": 0, "plays": 0, "actions": 0, "presses": 0, "refused": 0,
-          "dropped": 0, "misses": 0, "wrong": 0, "fumbles": 0, "dead": 0, "hash": 0}
+          "dropped": 0, "misses": 0, "wrong": 0, "fumbles": 0, "dead": 0, "hash": 0,
+          # per seat: plays made, fumbles, slaps that decided a round (the first, R26)
+          "plays0": 0, "plays1": 0, "fumbles0": 0, "fumbles1": 0, "slaps0": 0, "slaps1": 0}
     fumbles = Fumbles(fumble_us)
     bad = []
     T = 0                          # simulated us since the start (not wrapped)
@@ -112,12 +114,16 @@ def play(seed, levels, rules=None, start_us=0, window_us=2000, max_us=MAX_US,
                     st["actions"] += 1
                     if action[0] == "play":
                         st["plays"] += 1
+                        st["plays%d" % action[1]] += 1
+                    elif action[0] == "slap":
+                        st["slaps%d" % action[1]] += 1
                 else:
                     st["refused"] += 1
                     if offered and reason != BEATEN:
                         bad.append("refused an offered action %r at %d: %s" % (action, t, reason))
                     if fumbles.settled(action, t, reason):
                         st["fumbles"] += 1
+                        st["fumbles%d" % action[1]] += 1
                         bots[action[1]].fumbled(ticks_add(t, fumble_us), now)
             if results:
                 if phase0 == PLAY and game.phase == READY and game.round == round0:

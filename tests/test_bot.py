@@ -485,9 +485,18 @@ def test_simulate_soak_all_pairings_has_no_violations(tmp_path):
         assert p["games"] == 6
         for key in ("a_win_rate", "draws", "mean_rounds", "mean_minutes", "races_per_game",
                     "ties_per_game", "stalls_per_round", "plays_per_minute",
-                    "fumbles_per_game"):
+                    "fumbles_per_game", "a_plays_per_minute", "b_plays_per_minute",
+                    "a_fumbles_per_game", "b_fumbles_per_game", "a_first_slap_rate"):
             assert key in p
         assert p["mean_minutes"] > 0 and p["plays_per_minute"] > 0
+        # Each side's plays and fumbles add up to the pairing's.
+        assert abs(p["a_plays_per_minute"] + p["b_plays_per_minute"]
+                   - p["plays_per_minute"]) <= 0.15
+        assert abs(p["a_fumbles_per_game"] + p["b_fumbles_per_game"]
+                   - p["fumbles_per_game"]) <= 0.15
+        assert 0 <= p["a_first_slap_rate"] <= 1
+    masher = {(p["a"], p["b"]): p for p in d["pairings"]}[("easy", "masher")]
+    assert masher["b_fumbles_per_game"] > 10 * masher["a_fumbles_per_game"]
     assert {t["target"].split(":")[0] for t in d["targets"]} >= {
         "easy beats masher", "normal beats masher"}
     assert "violations: 0" in r.stdout and "hard-normal" in r.stdout

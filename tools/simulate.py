@@ -6,9 +6,10 @@ Pad -> Arbiter -> Game on a simulated clock (shared_rules/selfplay.py), no rende
     python tools/simulate.py --pairing hard-normal --seed 12   # reproduce one game
     python tools/simulate.py --rules points         # the points variant
     python tools/simulate.py --fumble-ms 0          # the fumble (R41) turned off
+    python tools/simulate.py --fumble-ms 1250       # another of the menu's fumble times
 
-Every game is played with the device's fumble (R41) at its default time unless
---fumble-ms says otherwise. The "masher" level reads nothing and presses B and A
+Every game is played with the device's fumble (R41) at its default time (0.5 s)
+unless --fumble-ms says otherwise. The "masher" level reads nothing and presses B and A
 four times a second each: the pairings (easy, masher) and (normal, masher) measure
 whether looking beats pressing blindly.
 
@@ -100,8 +101,16 @@ def aggregate(pairing, games):
     n = len(games)
     a_wins = b_wins = draws = 0
     rounds = us = races = ties = stalls = plays = fumbles = 0
+    a_plays = b_plays = a_fumbles = b_fumbles = a_slaps = b_slaps = 0
     minutes = []
     for a_seat, st in games:
+        b_seat = 1 - a_seat
+        a_plays += st["plays%d" % a_seat]
+        b_plays += st["plays%d" % b_seat]
+        a_fumbles += st["fumbles%d" % a_seat]
+        b_fumbles += st["fumbles%d" % b_seat]
+        a_slaps += st["slaps%d" % a_seat]
+        b_slaps += st["slaps%d" % b_seat]
         w = st["winner"]
         if w < 0:
             draws += 1
@@ -133,16 +142,24 @@ def aggregate(pairing, games):
         "stalls_per_round": round(stalls / rounds, 2) if rounds else 0.0,
         "plays_per_minute": round(plays / total_min, 1) if total_min else 0.0,
         "fumbles_per_game": round(fumbles / n, 1) if n else 0.0,
+        # Each side's own: plays per minute, fumbles per game, and the share of the
+        # rounds' deciding slaps (R26: the first) that it made.
+        "a_plays_per_minute": round(a_plays / total_min, 1) if total_min else 0.0,
+        "b_plays_per_minute": round(b_plays / total_min, 1) if total_min else 0.0,
+        "a_fumbles_per_game": round(a_fumbles / n, 1) if n else 0.0,
+        "b_fumbles_per_game": round(b_fumbles / n, 1) if n else 0.0,
+        "a_first_slap_rate": round(a_slaps / (a_slaps + b_slaps), 3) if a_slaps + b_slaps else 0.0,
     }
 
 
 HEADER = ("pairing", "games", "a wins", "draws", "rounds", "minutes", "med", "p90",
-          "races/g", "ties/g", "stalls/rd", "plays/min", "fumbles/g")
+          "races/g", "ties/g", "stalls/rd", "plays/min", "fumbles/g", "a:b plays/min",
+          "a slaps 1st")
 
 
 def format_table(rows):
     lines = []
-    fmt = "%-14s %5s %7s %5s %6s %7s %5s %5s %7s %6s %9s %9s %9s"
+    fmt = "%-14s %5s %7s %5s %6s %7s %5s %5s %7s %6s %9s %9s %9s %13s %11s"
     lines.append(fmt % HEADER)
     for r in rows:
         lines.append(fmt % (
@@ -151,7 +168,9 @@ def format_table(rows):
             "%.1f" % r["median_minutes"], "%.1f" % r["p90_minutes"],
             "%.1f" % r["races_per_game"], "%.2f" % r["ties_per_game"],
             "%.2f" % r["stalls_per_round"], "%.0f" % r["plays_per_minute"],
-            "%.1f" % r["fumbles_per_game"]))
+            "%.1f" % r["fumbles_per_game"],
+            "%.1f:%.1f" % (r["a_plays_per_minute"], r["b_plays_per_minute"]),
+            pct(r["a_first_slap_rate"])))
     return "\n".join(lines)
 
 
@@ -269,9 +288,11 @@ def main(argv=None):
                                              summary(st)))
     rows = [aggregate(p, g) for p, g in zip(pairings, per)]
 
-    label = args.rules + (" + manual_flip" if args.manual_flip else "")
+    label = args.rules + (" + manual_flip" if args.manual_flip else "") + " rules"
     label += ", fumble %s" % ("off" if not args.fumble_ms else "%d ms" % args.fumble_ms)
-    print("Spit CPU vs CPU, %s rules, %d game(s) per pairing (seeds %d..%d), %.1f s"
+    if args.fumble_ms == FUMBLE_US // 1000:
+        label += " (the default)"
+    print("Spit CPU vs CPU, %s, %d game(s) per pairing (seeds %d..%d), %.1f s"
           % (label, len(seeds), seeds[0], seeds[-1], elapsed))
     print(format_table(rows))
     targets = check_targets(rows, args.rules == "standard" and not args.manual_flip)
