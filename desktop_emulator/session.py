@@ -226,18 +226,9 @@ def write_replay(path, text):
     os.replace(tmp, path)
 
 
-class QueueInput:
-    """The input port of a replay: the events of the frame about to be stepped."""
-
-    def __init__(self):
-        self.events = []
-
-    def drain(self, out=None):
-        if out is None:
-            out = []
-        out.extend(self.events)
-        self.events = []
-        return out
+# The input port of a replay (and of headless CPU games): the events of the frame about
+# to be stepped, as the firmware's own tools feed them.
+from firmware.fakeports import ReplayInput as QueueInput  # noqa: E402
 
 
 # ---------------------------------------------------------------- the machine
