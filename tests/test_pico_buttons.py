@@ -69,7 +69,7 @@ def presses(report, player, button):
 
 # ---- the GPIO-interrupt capture ---------------------------------------------------------
 
-def test_gpio_capture_stamps_the_first_edge_even_when_the_read_sees_it_open(board_repl):
+def test_r19_gpio_capture_stamps_the_first_edge_even_when_the_read_sees_it_open(board_repl):
     # Player 0's contact closes, bounces open 3 µs later (before the IRQ reads GPIO_IN,
     # ~20 µs after the edge) and closes for good 60 µs after the first touch; player 1
     # presses cleanly 30 µs after player 0's first touch. Player 0 touched first.
@@ -180,7 +180,7 @@ def test_start_capture_gives_the_pio_capture_and_stamps_the_sample_time(board_re
         assert -1 <= e[0] - int(x) <= 1, (e, x)
 
 
-def test_pio_capture_orders_presses_a_third_of_a_microsecond_apart(board_repl):
+def test_r19_pio_capture_orders_presses_a_third_of_a_microsecond_apart(board_repl):
     # Different samples (136 ns each) are never a tie, even inside one µs; the same
     # sample is (R21).
     edges = []
@@ -201,7 +201,7 @@ def test_pio_capture_orders_presses_a_third_of_a_microsecond_apart(board_repl):
     assert presses(r, 0, "A") == presses(r, 1, "A")      # one sample: a tie
 
 
-def test_pio_capture_gives_the_win_to_a_bouncing_first_touch(board_repl):
+def test_r18_pio_capture_gives_the_win_to_a_bouncing_first_touch(board_repl):
     edges = [(0, P0_A, 0), (3, P0_A, 1), (60, P0_A, 0), (30, P1_A, 0),
              (30000, P0_A, 1), (30000, P1_A, 1)]
     r, exact = scenario_exact(board_repl, PIO_SETUP, edges, 60, pio_report())
@@ -211,7 +211,7 @@ def test_pio_capture_gives_the_win_to_a_bouncing_first_touch(board_repl):
     assert r["bounces"][0] == 2
 
 
-def test_pio_capture_is_exact_through_interrupts_off_and_a_bounce_storm(board_repl):
+def test_r19_pio_capture_is_exact_through_interrupts_off_and_a_bounce_storm(board_repl):
     # A 20 ms window with interrupts off (as a flash erase): presses inside it keep their
     # stamps; a 50-edge bounce storm on one button is one press and 49 bounces, with a
     # clean press of another button in the middle of it; nothing is lost.
