@@ -218,21 +218,33 @@ class View:
             self.fb.pixel(x, y, c)
 
     def _cols(self, data, off, w, two, x, y, c, rot):
-        # Glyph columns as vertical runs: one vline per run of set bits.
+        # Glyph columns as vertical runs: one framebuf vline per run of set bits, with
+        # the rotation worked out once per column (a message is drawn on every frame
+        # that shows it: this is the view's hottest loop on the chip).
+        vline = self.fb.vline
         for k in range(w):
             if two:
                 j = (off + k) << 1
                 bits = data[j] | (data[j + 1] << 8)
             else:
                 bits = data[off + k]
+            if rot:
+                px = W - 1 - x - k
+                top = H - y              # a run of n from row r ends at top - r
+            else:
+                px = x + k
             r = 0
             while bits:
                 if bits & 1:
-                    n = 0
+                    n = 1
+                    bits >>= 1
                     while bits & 1:
                         bits >>= 1
                         n += 1
-                    self.vline(x + k, y + r, n, c, rot)
+                    if rot:
+                        vline(px, top - r - n, n, c)
+                    else:
+                        vline(px, y + r, n, c)
                     r += n
                 else:
                     bits >>= 1
