@@ -91,7 +91,7 @@ MPREMOTE = $(VENV_BIN)/mpremote $(if $(PORT),connect $(PORT),)
 .PHONY: firmware-sim bench-firmware deploy repl device-test
 
 # One whole game of the firmware app under the real MicroPython's 64-bit unix port
-# (160K heap: tools/firmware_sim.py says why; `make pico-sim` measures the device).
+# (176K heap: tools/firmware_sim.py says why; `make pico-sim` measures the device).
 firmware-sim: $(STAMP)
 	$(PY) tools/firmware_sim.py
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not MICROPYTHON.exists(), reason="no micropython
 def both():
     # The device's compiled modules, as on the board. The heap is roomy: this compares
     # pictures (three games' worth, eleven screens kept), not memory, which
-    # `make firmware-sim` guards (160K on this 64-bit port) and `make pico-sim`
+    # `make firmware-sim` guards (176K on this 64-bit port) and `make pico-sim`
     # measures on the emulated device.
     p = run_micropython(ROOT / "desktop_emulator" / "screens.py", heap="512K",
                         path=[device_modules(), ROOT])
