@@ -75,6 +75,7 @@ _FACE = const(17)         # 2
 _BAND = const(19)         # 2: 0 = the stockpiles, else the slap banner
 _SBAR = const(21)         # 2: the slap time bar
 _NKEYS = const(23)
+_MONO_VLSB = const(0)     # framebuf.MONO_VLSB
 
 _GAME = const(100)        # text screens use the app's screen number as their kind
 
@@ -130,9 +131,80 @@ _SLAP_W = big_width("SLAP!")
 BAR_MAX = MSG_W - 1
 
 
+# The fonts as MONO_VLSB framebufs, built once for all views: per font a strip of every
+# glyph upright and one turned 180° (player 1's half), its column count and height, and
+# a scratch framebuf per glyph width; then a palette that draws set bits as 0, and the
+# card backs.
+_glyphs = None
+
+
+def _strips(make, cols, per, h, widths):
+    n = len(cols) // per
+    pages = (h + 7) >> 3
+    upright = bytearray(n * pages)
+    turned = bytearray(n * pages)
+    for k in range(n):
+        bits = cols[k * per] | ((cols[k * per + 1] << 8) if per == 2 else 0)
+        flipped = 0
+        for r in range(h):
+            if bits & (1 << r):
+                flipped |= 1 << (h - 1 - r)
+        for p in range(pages):
+            upright[p * n + k] = (bits >> (8 * p)) & 0xFF
+            turned[p * n + n - 1 - k] = (flipped >> (8 * p)) & 0xFF
+    scratch = [None] * (max(widths) + 1)
+    for w in widths:
+        if scratch[w] is None:
+            scratch[w] = make(bytearray(w * pages), w, h, _MONO_VLSB)
+    return (make(upright, n, h, _MONO_VLSB), make(turned, n, h, _MONO_VLSB), n, h, scratch)
+
+
+def _draw_back(fb, w, h):
+    # A card's back: a frame, a dotted ring and an inner frame; the middle stays clear
+    # for a count.
+    fb.fill(0)
+    fb.rect(0, 0, w, h, 1)
+    fb.rect(2, 2, w - 4, h - 4, 1)
+    for i in range(1, w - 1, 2):
+        fb.pixel(i, 1, 1)
+        fb.pixel(i, h - 2, 1)
+    for j in range(3, h - 2, 2):
+        fb.pixel(1, j, 1)
+        fb.pixel(w - 2, j, 1)
+
+
+def _backs(make):
+    # Upright and turned, for a stockpile card and the spit stack's narrower card.
+    out = []
+    for w in (SLOT_W, STACK_W - 2):
+        up = make(bytearray(w * 2), w, CARD_H, _MONO_VLSB)
+        _draw_back(up, w, CARD_H)
+        turned = make(bytearray(w * 2), w, CARD_H, _MONO_VLSB)
+        for i in range(w):
+            for j in range(CARD_H):
+                turned.pixel(w - 1 - i, CARD_H - 1 - j, up.pixel(i, j))
+        out.append(up)
+        out.append(turned)
+    return out
+
+
+def _build_glyphs(make):
+    global _glyphs
+    if _glyphs is None:
+        _glyphs = (_strips(make, font.SMALL_COLS, 1, font.SMALL_H, font.SMALL_W),
+                   _strips(make, font.BIG_COLS, 2, font.BIG_H, font.BIG_W),
+                   _strips(make, font.SUIT_COLS, 1, font.SMALL_H, (font.SUIT_W,)),
+                   make(bytearray(b"\x01\x00"), 2, 1, _MONO_VLSB),
+                   _backs(make))
+    return _glyphs
+
+
 class View:
     def __init__(self, fb):
         self.fb = fb
+        # A framebuf of the screen's own kind holds the glyphs: the view imports no
+        # framebuf module (the hardware layer's), the display port's fb brings it.
+        _build_glyphs(type(fb))
         self.spans = bytearray(16)    # per page: first column, last column (first > last: clean)
         self._keys = [-1] * _NKEYS
         self._kind = 0
@@ -217,65 +289,56 @@ class View:
         else:
             self.fb.pixel(x, y, c)
 
-    def _cols(self, data, off, w, two, x, y, c, rot):
-        # Glyph columns as vertical runs: one framebuf vline per run of set bits, with
-        # the rotation worked out once per column (a message is drawn on every frame
-        # that shows it: this is the view's hottest loop on the chip).
-        vline = self.fb.vline
-        for k in range(w):
-            if two:
-                j = (off + k) << 1
-                bits = data[j] | (data[j + 1] << 8)
-            else:
-                bits = data[off + k]
-            if rot:
-                px = W - 1 - x - k
-                top = H - y              # a run of n from row r ends at top - r
-            else:
-                px = x + k
-            r = 0
-            while bits:
-                if bits & 1:
-                    n = 1
-                    bits >>= 1
-                    while bits & 1:
-                        bits >>= 1
-                        n += 1
-                    if rot:
-                        vline(px, top - r - n, n, c)
-                    else:
-                        vline(px, y + r, n, c)
-                    r += n
-                else:
-                    bits >>= 1
-                    r += 1
+    def _glyph(self, strips, off, w, x, y, c, rot):
+        # Two blits in C: the glyph's columns from its font strip into the scratch
+        # framebuf of its width, then the scratch onto the screen, set bits only (a
+        # glyph drawn column by column in Python cost ~0.25 ms a letter on the chip).
+        upright, turned, n, h, scratch = strips
+        s = scratch[w]
+        if rot:
+            s.blit(turned, off + w - n, 0)
+            x = W - x - w
+            y = H - y - h
+        else:
+            s.blit(upright, -off, 0)
+        if c:
+            self.fb.blit(s, x, y, 0)
+        else:
+            self.fb.blit(s, x, y, 1, _glyphs[3])
 
     def text(self, s, x, y, c, rot, right=W):
         """Small font (5 rows); characters that would pass x `right` are left out.
         Returns the x after the text."""
-        chars = font.SMALL_CHARS
-        for ch in s:
-            i = chars.find(ch)
-            if i < 0:
-                x += 4
-                continue
-            w = font.SMALL_W[i]
-            if x + w > right:
-                break
-            self._cols(font.SMALL_COLS, font.SMALL_OFS[i], w, False, x, y, c, rot)
-            x += w + 1
-        return x
+        return self._line(_glyphs[0], font.SMALL_CHARS, font.SMALL_OFS, font.SMALL_W,
+                          s, x, y, c, rot, right)
 
     def big(self, s, x, y, c, rot):
         """Big font (10 rows); returns the x after the text."""
-        chars = font.BIG_CHARS
+        return self._line(_glyphs[1], font.BIG_CHARS, font.BIG_OFS, font.BIG_W,
+                          s, x, y, c, rot, W)
+
+    def _line(self, strips, chars, ofs, ws, s, x, y, c, rot, right):
+        # _glyph's two blits inlined: on the chip a Python call costs about as much as
+        # a blit, and a message is drawn on every frame that changes it.
+        upright, turned, n, h, scratch = strips
+        blit = self.fb.blit
+        key = 0 if c else 1
+        pal = None if c else _glyphs[3]
         for ch in s:
             i = chars.find(ch)
             if i < 0:
                 x += 4
                 continue
-            w = font.BIG_W[i]
-            self._cols(font.BIG_COLS, font.BIG_OFS[i], w, True, x, y, c, rot)
+            w = ws[i]
+            if x + w > right:
+                break
+            g = scratch[w]
+            if rot:
+                g.blit(turned, ofs[i] + w - n, 0)
+                blit(g, W - x - w, H - y - h, key, pal)
+            else:
+                g.blit(upright, -ofs[i], 0)
+                blit(g, x, y, key, pal)
             x += w + 1
         return x
 
@@ -290,7 +353,7 @@ class View:
         self.big(s, x0 + (w - big_width(s)) // 2, y, c, rot)
 
     def _suit(self, card, x, y, c, rot):
-        self._cols(font.SUIT_COLS, (card & 3) * font.SUIT_W, font.SUIT_W, False, x, y, c, rot)
+        self._glyph(_glyphs[2], (card & 3) * font.SUIT_W, font.SUIT_W, x, y, c, rot)
 
     def _number(self, n, x_right, y, c, rot):
         # Right-aligned small digits without building a string.
@@ -301,7 +364,7 @@ class View:
             i = font.SMALL_CHARS.find("0123456789"[d])
             w = font.SMALL_W[i]
             x_right -= w
-            self._cols(font.SMALL_COLS, font.SMALL_OFS[i], w, False, x_right, y, c, rot)
+            self._glyph(_glyphs[0], font.SMALL_OFS[i], w, x_right, y, c, rot)
             x_right -= 1
             n //= 10
             if not n:
@@ -319,17 +382,14 @@ class View:
         self.vline(x + w - 1, y + h - 3, 2, c, rot)
 
     def _back(self, x, y, w, h, rot):
-        # A card's back (face down, R6 and R14): a frame, a dotted ring and an inner
-        # frame; the middle stays clear for a count.
-        self.fill_rect(x, y, w, h, 0, rot)
-        self.rect(x, y, w, h, 1, rot)
-        self.rect(x + 2, y + 2, w - 4, h - 4, 1, rot)
-        for i in range(x + 1, x + w - 1, 2):
-            self.pixel(i, y + 1, 1, rot)
-            self.pixel(i, y + h - 2, 1, rot)
-        for j in range(y + 3, y + h - 2, 2):
-            self.pixel(x + 1, j, 1, rot)
-            self.pixel(x + w - 2, j, 1, rot)
+        # A card's back (face down, R6 and R14), drawn once by _draw_back for each size
+        # and turn: one blit that also clears what was under it.
+        backs = _glyphs[4]
+        k = 0 if w == SLOT_W else 2
+        if rot:
+            self.fb.blit(backs[k + 1], W - x - w, H - y - h)
+        else:
+            self.fb.blit(backs[k], x, y)
 
     def card(self, c, x, y, rot, under=0, down=False):
         """A 21x14 card: its rank big, its suit, and how many cards lie under it (a

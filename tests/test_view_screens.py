@@ -22,6 +22,13 @@ class RecordingFB:
     """A framebuf that checks every call is allowed and inside the screen, then draws
     it on the real (desktop) framebuf so the bytes can be compared too."""
 
+    def __new__(cls, *args):
+        # The view makes its glyph framebufs with type(fb)(buf, w, h, format): those
+        # are plain framebufs (their blits onto the screen are what gets checked).
+        if args:
+            return framebuf.FrameBuffer(*args)
+        return super().__new__(cls)
+
     def __init__(self):
         self.buf = bytearray(1024)
         self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
@@ -53,6 +60,8 @@ def _rect(name, a):
         return a[0], a[1], 1, a[2]
     if name == "pixel":
         return a[0], a[1], 1, 1
+    if name == "blit":
+        return a[1], a[2], a[0]._fb_width, a[0]._fb_height
     if name == "line":
         return min(a[0], a[2]), min(a[1], a[3]), abs(a[2] - a[0]) + 1, abs(a[3] - a[1]) + 1
     return None
@@ -282,6 +291,50 @@ def test_font_bytes_are_the_art_in_the_comments(section, chars, ofs, widths, dat
                     v |= 1 << y
             want.append(v)
         assert _cols(data, ofs[i], w, two) == want, ch
+
+
+@pytest.mark.parametrize("section,chars,h,draw", [
+    ("BIG", font.BIG_CHARS, 10, "big"),
+    ("SMALL", font.SMALL_CHARS, 5, "text"),
+])
+def test_every_glyph_drawn_is_its_art_upright_turned_and_inverted(section, chars, h, draw):
+    # The view blits glyphs from prebuilt strips (upright, turned 180°); what lands on
+    # the screen must be the font's art, turned for player 1, and dark on a lit box.
+    art = _art(section)
+    for ch in chars:
+        rows_ = art[ch]
+        w = len(rows_[0])
+        for rot in (0, 1):
+            for c in (1, 0):
+                buf = bytearray(b"\x00" * 1024 if c else b"\xff" * 1024)
+                v = V.View(framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB))
+                x, y = 40, 20
+                end = getattr(v, draw)(ch, x, y, c, rot)
+                assert end == x + w + 1, ch
+                for yy in range(64):
+                    for xx in range(128):
+                        lx, ly = (127 - xx, 63 - yy) if rot else (xx, yy)
+                        inside = x <= lx < x + w and y <= ly < y + h
+                        lit = inside and rows_[ly - y][lx - x] == "#"
+                        assert pixel(buf, xx, yy) == (lit if c else not lit), (ch, rot, c, xx, yy)
+
+
+def test_card_backs_turned_are_the_upright_back_turned():
+    buf = bytearray(1024)
+    v = V.View(framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB))
+    for w in (V.SLOT_W, V.STACK_W - 2):
+        buf[:] = bytes(1024)
+        v._back(10, 5, w, V.CARD_H, 0)
+        up = rows(buf, 0, 64)
+        buf[:] = bytes(1024)
+        v._back(10, 5, w, V.CARD_H, 1)
+        turned = [list(reversed(r)) for r in reversed(rows(buf, 0, 64))]
+        assert up == turned
+        # A frame all round, the dotted ring inside it and a clear middle for the count.
+        assert all(up[5][x] for x in range(10, 10 + w)) and all(up[5 + V.CARD_H - 1][x] for x in range(10, 10 + w))
+        assert [up[6][x] for x in range(11, 10 + w - 1)] == [1, 0] * ((w - 3) // 2) + [1]
+        assert not any(up[5 + V.CARD_H // 2][x] for x in range(13, 10 + w - 3))
+        assert sum(map(sum, up)) == sum(map(sum, rows(buf, 0, 64)))
 
 
 def test_all_message_text_is_in_the_small_font():
