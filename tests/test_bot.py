@@ -686,3 +686,147 @@ def test_looking_beats_pressing_blindly_in_a_few_games():
         assert not st["violations"] and st["fumbles"] > 0
         wins += st["winner"] == (0 if seed % 2 == 0 else 1)
     assert wins >= 5
+
+
+# ---- pinned self-play games ----------------------------------------------------------
+# Whole CPU-vs-CPU games, pinned number for number: the bots' seeds (selfplay.bot_seed),
+# their timing model and difficulty table, the fumble and the simulated clock all feed
+# these, so a change to any of them that changes play shows here. Like the golden
+# transcripts, update the pins only for an intended change of play (and say so).
+PINNED_GAMES = [
+    (7, ("hard", "normal"),
+     "seed=7 winner=0 rounds=5 us=62546518 plays=119 actions=208 presses=463 races=14 "
+     "ties=0 stalls=15 refused=14 dropped=13 misses=1 wrong=1 fumbles=0 dead=0 "
+     "hash=b531ab09 final=ad650104 violations=0",
+     {"plays0": 66, "plays1": 53, "fumbles0": 0, "fumbles1": 0, "slaps0": 3, "slaps1": 1}),
+    (2, ("normal", "easy"),
+     "seed=2 winner=0 rounds=3 us=55228703 plays=70 actions=120 presses=250 races=1 "
+     "ties=0 stalls=11 refused=5 dropped=8 misses=5 wrong=7 fumbles=4 dead=0 "
+     "hash=6769fe63 final=5ba57386 violations=0",
+     {"plays0": 43, "plays1": 27, "fumbles0": 0, "fumbles1": 4, "slaps0": 2, "slaps1": 0}),
+    (3, ("easy", MASHER),
+     "seed=3 winner=1 rounds=14 us=465439224 plays=379 actions=607 presses=4418 races=8 "
+     "ties=0 stalls=35 refused=782 dropped=15 misses=24 wrong=28 fumbles=614 dead=2121 "
+     "hash=265d1e9b final=9684b256 violations=0",
+     {"plays0": 197, "plays1": 182, "fumbles0": 13, "fumbles1": 601, "slaps0": 1,
+      "slaps1": 11}),
+]
+
+
+@pytest.mark.parametrize("seed,levels,summary,seats", PINNED_GAMES)
+def test_pinned_self_play_games_give_the_same_numbers(seed, levels, summary, seats):
+    st = selfplay.play(seed, levels)
+    assert selfplay.summary(st) == summary
+    assert {k: st[k] for k in seats} == seats
+    # Each seat's plays and fumbles add up to the game's; a slap ends at most one round.
+    assert st["plays0"] + st["plays1"] == st["plays"]
+    assert st["fumbles0"] + st["fumbles1"] == st["fumbles"]
+    assert st["slaps0"] + st["slaps1"] <= st["rounds"]
+
+
+def test_the_bots_of_a_game_get_distinct_pinned_seeds():
+    # bot_seed: deterministic, distinct per seat and per game (pinned: it decides play).
+    assert [selfplay.bot_seed(0, 0), selfplay.bot_seed(0, 1), selfplay.bot_seed(7, 1)] == [
+        104729, 112648, 223514]
+    seeds = {selfplay.bot_seed(g, s) for g in range(500) for s in (0, 1)}
+    assert len(seeds) == 1000
+
+
+def test_a_self_played_game_is_capped_at_four_simulated_hours():
+    # The default caps of play(): four simulated hours (tools/simulate.py's "never ends").
+    assert selfplay.MAX_US == 4 * 60 * 60 * 1000000
+    import inspect
+    assert inspect.signature(selfplay.play).parameters["max_us"].default == selfplay.MAX_US
+
+
+# ---- mistakes, on a scripted random source ---------------------------------------------
+class ScriptedRng:
+    """Stands in for a Bot's Rng: every normal draw is 0 and every exponential draw is 0
+    (so a reaction is exactly mu and a cursor step exactly step), and below(1000), the
+    per-mille rolls for a miss or a wrong button, returns the scripted values in turn
+    (999, no mistake, once the script runs out)."""
+
+    def __init__(self, rolls=()):
+        self.rolls = list(rolls)
+
+    def next16(self):
+        return 32768                     # 12 of them sum to the normal's mean: 0
+
+    def next24(self):
+        return (1 << 24) - 1             # -ln(1) = 0
+
+    def below(self, n):
+        return self.rolls.pop(0) if self.rolls else n - 1
+
+
+@pytest.mark.parametrize("small", [0, 1])
+@pytest.mark.parametrize("player", [0, 1])
+def test_r25_a_wrong_button_slap_hits_the_other_pile(player, small):
+    # An easy bot's slap whose wrong-button roll comes up presses the other button: it
+    # slaps the bigger pile, and counts the mistake.
+    g = slap_game(small)
+    bot = Bot(player, "easy", 1)
+    bot.rng = ScriptedRng([0])          # 0 < 50 per mille: the wrong button
+    presses, results = run_frames(g, [bot], 1000)
+    left = 0 if player == 0 else 1
+    right_button = A if small == left else B
+    assert presses[0][2] == (B if right_button == A else A)
+    assert presses[0][1] == LEVELS["easy"]["mu"]          # a reaction, exactly mu here
+    assert results[0] == (("slap", player, 1 - small), presses[0][1], None)
+    assert bot.wrong == 1
+
+
+def test_a_wrong_b_on_the_way_to_the_card_is_one_more_step_of_the_move():
+    # 9S (stockpile 2) fits: the plan is A, A, B. The first press comes up wrong (B on
+    # stockpile 0, which the game refuses); the bot keeps its plan and goes on a cursor
+    # step later, A, A, B, without looking at the table again.
+    g = layout(["2C", "4D", "9S", "4H", "5S"], IDLE_P1, ["8C", "KD"])
+    bot = Bot(0, "normal", 1)
+    bot.rng = ScriptedRng([999, 0])      # the look sees the move; the first press is wrong
+    presses, results = run_frames(g, [bot], 2000)
+    lv = LEVELS["normal"]
+    assert [p[2] for p in presses[:4]] == [B, A, A, B]
+    stamps = [p[1] for p in presses[:4]]
+    assert stamps[0] == lv["mu"]
+    assert [b - a for a, b in zip(stamps, stamps[1:])] == [lv["step"]] * 3
+    assert bot.wrong == 1 and bot.misses == 0
+    assert [r[0] for r in results[:2]] == [("play", 0, 0, 0), ("play", 0, 2, 0)]
+    assert results[0][2] is not None and results[1][2] is None
+
+
+@pytest.mark.parametrize("roll,missed", [(0, True), (99, True), (100, False), (999, False)])
+def test_a_miss_per_mille_of_100_misses_on_exactly_100_of_the_1000_rolls(roll, missed):
+    # The easy level's miss is 100 per mille: of the rolls 0..999, 0..99 miss the move
+    # (and the bot looks again a reaction later), 100..999 see it.
+    g = layout(["2C", "4D", "9S", "4H", "5S"], IDLE_P1, ["8C", "KD"])
+    bot = Bot(0, "easy", 1)
+    assert LEVELS["easy"]["miss"] == 100
+    bot.rng = ScriptedRng([roll])
+    presses, results = run_frames(g, [bot], 3000)
+    lv = LEVELS["easy"]
+    assert bot.misses == (1 if missed else 0)
+    # A reaction (exactly mu here) to the table; a miss costs one more.
+    assert presses[0][1] == lv["mu"] * (2 if missed else 1)
+    assert applied(results)[0] == ("play", 0, 2, 0)
+
+
+@pytest.mark.parametrize("piles,onto,slapped", [
+    (["8S 7S", "KD"], 0, 1),        # 6C onto 7S: piles of 3 and 1, the right one smaller
+    (["KD QD", "7S"], 1, 0),        # 6C onto 7S: piles of 2 and 2, a tie: the first pile
+    (["KD", "8S 7S"], 1, 0),        # 6C onto 7S: piles of 1 and 3
+])
+def test_r25_a_last_card_s_slap_comes_one_reaction_after_it_at_the_pile_it_leaves_smaller(
+        piles, onto, slapped):
+    # The bot plays its last stockpile card and, knowing the slap comes (R24, R25), slaps
+    # exactly one reaction (mu here) after that press: it does not wait to see the slap
+    # phase and plan afresh, which would put the slap a cursor step after the play at the
+    # earliest (the hard level's step, 165 ms, is longer than its mu, 150 ms). It counts
+    # the pile its own card lands on (smaller_pile's choice: the first pile on a tie).
+    g = layout(["6C", "", "", "", ""], IDLE_P1, piles, hands=("", ""))
+    bot = Bot(0, "hard", 9)
+    bot.rng = ScriptedRng()
+    presses, results = run_frames(g, [bot], 3000)
+    assert [r[0] for r in results[:2]] == [("play", 0, 0, onto), ("slap", 0, slapped)]
+    assert results[0][2] is None and results[1][2] is None
+    assert results[1][1] - results[0][1] == LEVELS["hard"]["mu"]
+    assert LEVELS["hard"]["mu"] < LEVELS["hard"]["step"]

@@ -5,8 +5,8 @@ import pytest
 
 from shared_rules.cards import card
 from shared_rules.game import NO_FIT, OVER, PLAY, READY, SAME_SLOT, SLAP, Game, Rules
-from shared_rules.pad import (A, B, DOWN, LEFT, RIGHT, SIX_BUTTON, TWO_BUTTON, UP, Pad,
-                              best_play, first_empty, follow_ups, main_action,
+from shared_rules.pad import (A, B, DOWN, LEFT, RIGHT, SIX_BUTTON, TWO_BUTTON, UP, Fumbles,
+                              Pad, best_play, first_empty, follow_ups, main_action,
                               next_stockpile, pile_on_left)
 from shared_rules.rng import Rng
 from tests.helpers import all_cards, layout
@@ -353,3 +353,56 @@ def test_a_whole_game_on_the_six_button_pad(rules, seed):
     assert {A, B, LEFT, RIGHT, UP} <= used
     if rules.manual_flip:
         assert DOWN in used
+
+
+# ---- the fumble's dead time (R41) ---------------------------------------------------------
+
+def test_r41_fumbles_are_counted_per_player_from_zero():
+    f = Fumbles(500000)
+    assert f.count == [0, 0] and f.start == [None, None]
+    assert f.settled(("play", 1, 0, 0), 7000, NO_FIT)
+    assert f.count == [0, 1] and f.start == [None, 7000]
+    assert f.settled(("fill", 0, 2, 3), 9000, NO_FIT)
+    assert f.settled(("play", 1, 4, 1), 600000, NO_FIT)
+    assert f.count == [1, 2] and f.start == [9000, 600000]
+    assert not f.settled(("play", 0, 1, 0), 700000, None)      # applied: no fumble
+    assert f.count == [1, 2]
+
+
+def test_r41_the_dead_time_left_runs_from_the_whole_time_down_to_zero():
+    us = 500000
+    f = Fumbles(us)
+    assert f.left_us(0, 123) == 0                      # no fumble yet: live
+    f.settled(("play", 0, 1, 0), 1000, NO_FIT)
+    assert f.left_us(0, 1000) == us                    # at the fumble's own touch
+    assert f.left_us(0, 1001) == us - 1
+    assert f.left_us(0, 1000 + us - 1) == 1
+    assert f.left_us(0, 1000 + us) == 0                # live again, exactly us later
+    assert f.left_us(0, 1000 + us + 1) == 0
+    assert f.left_us(0, 1000 + 3 * us) == 0
+    assert f.left_us(0, 999) == 0                      # a moment before it: not dead
+    assert f.left_us(1, 1000) == 0                     # the other player is live
+    assert [f.dead(0, t) for t in (999, 1000, 1000 + us - 1, 1000 + us)] == [
+        False, True, True, False]
+
+
+def test_r41_the_dead_time_left_counts_across_the_tick_wrap():
+    f = Fumbles(500000)
+    start = (1 << 30) - 100
+    f.settled(("flip", 1, 2), start, NO_FIT)
+    assert f.left_us(1, 200) == 500000 - 300           # 300 us after, past the wrap
+    assert f.dead(1, 200) and not f.dead(1, 500000)
+
+
+# ---- B's choice counts the card it plays --------------------------------------------------
+
+def test_b_counts_follow_ups_against_the_top_card_it_plays_not_the_one_beneath():
+    # Stockpile 0 is KH under 9D: 9D fits 8S and 10H. Wherever it goes, 10C then fits
+    # the 9D itself and QC fits nothing; the KH beneath the 9D (which QC would fit, and
+    # 10C not) plays no part.
+    g = layout(["KH 9D", "10C", E, E, E], ["2H", E, E, E, E], ["8S", "10H"],
+               hands=("3C", "4S"))
+    assert follow_ups(g, 0, 0, 1) == 1 and follow_ups(g, 0, 0, 0) == 1
+    g = layout(["KH 9D", "QC", E, E, E], ["2H", E, E, E, E], ["8S", "10H"],
+               hands=("3C", "4S"))
+    assert follow_ups(g, 0, 0, 1) == 0 and follow_ups(g, 0, 0, 0) == 0

@@ -85,3 +85,46 @@ def test_a_press_record_needs_a_time_and_an_action():
     with pytest.raises(ValueError) as e:
         parse("spit-replay 1\nseed 1\npress 100\n")
     assert "line 3" in str(e.value) and "unknown record" in str(e.value)
+
+
+def test_a_button_record_stores_down_as_0_or_1_and_reads_back():
+    rp = Replay(seed=2)
+    rp.button(1500, 1, 3, True)
+    rp.button(1800, 0, 5, False)
+    assert rp.records == [("button", 1500, 1, 3, 1), ("button", 1800, 0, 5, 0)]
+    text = rp.format()
+    assert "button 1500 1 3 1\n" in text and "button 1800 0 5 0\n" in text
+    assert parse(text) == rp
+
+
+@pytest.mark.parametrize("ms", [0, 1, 500, 60000])
+def test_r41_a_fumble_time_from_0_off_to_60_s_is_read(ms):
+    rp = parse("spit-replay 1\nseed 1\nfumble %d\n" % ms)
+    assert rp.fumble_ms == ms
+    assert "fumble %d\n" % ms in rp.format()
+
+
+@pytest.mark.parametrize("ms", [-1, 60001])
+def test_r41_a_fumble_time_outside_0_to_60_s_is_refused_naming_the_line(ms):
+    with pytest.raises(ValueError) as e:
+        parse("spit-replay 1\nseed 1\nfumble %d\n" % ms)
+    assert "line 3" in str(e.value) and "fumble time %d ms" % ms in str(e.value)
+
+
+def test_a_replay_without_a_fumble_line_has_no_fumble_time():
+    rp = parse("spit-replay 1\nseed 1\n")
+    assert rp.fumble_ms is None and "fumble" not in rp.format()
+
+
+def test_r19_run_settles_a_press_once_the_device_window_of_2000_us_has_passed():
+    # run() plays a replay with the device's first-touch window (the arbiter's 2000 us):
+    # a settle 1999 us after the touch leaves the press queued, one at 2000 us applies it.
+    early = run(parse("spit-replay 1\nseed 4\npress 1000 spit 0\nsettle 2999\n"))[1]
+    assert early == []
+    game, results = run(parse("spit-replay 1\nseed 4\npress 1000 spit 0\nsettle 3000\n"))
+    assert results == [(("spit", 0), 1000, None)]
+    assert game.said[0]
+    # Other records (buttons, frames) are the app's business: run() skips them.
+    game, results = run(parse("spit-replay 1\nseed 4\nbutton 900 0 1 1\nframe 950\n"
+                              "press 1000 spit 0\nframe 2000\nsettle 3000\n"))
+    assert results == [(("spit", 0), 1000, None)]

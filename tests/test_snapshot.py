@@ -332,3 +332,33 @@ def test_rules_are_equal_exactly_when_their_options_are():
     assert Rules(target=99) != Rules()
     assert Rules() != {"points": False, "manual_flip": False, "target": 100}
     assert Game.restore(Game(seed=1, rules=Rules(points=True)).snapshot()).rules == Rules(points=True)
+
+
+@pytest.mark.parametrize("winner", [0, 1])
+def test_r31_r34_a_won_game_is_over_clean_and_restores_with_its_winner(winner):
+    # A single-pile round (R30): the winner goes out first holding no spit cards (R31)
+    # and so holds no cards at all (R34). The finished game keeps no piles and nobody
+    # has said Spit; its snapshot, through JSON as the device stores it, restores it.
+    from tests.helpers import layout
+    sides = [["6C", "", "", "", ""], ["9D", "KC", "2H", "", ""]]
+    if winner == 1:
+        sides.reverse()
+    g = layout(sides[0], sides[1], ["7S"], hands=("", "4D 5D") if winner == 0 else ("4D 5D", ""))
+    assert g.apply(("play", winner, 0, 0)) is None
+    assert g.phase == "over" and g.winner == winner
+    assert g.piles == [] and g.said == [False, False]
+    assert g.cards_held(winner) == 0
+    d = json.loads(json.dumps(g.snapshot()))
+    h = Game.restore(d)
+    assert h.winner == winner and h.phase == "over"
+    assert h.snapshot() == g.snapshot()
+
+
+def test_r39_a_stored_slap_phase_without_its_round_ending_is_refused():
+    # What the device reads back from storage is JSON text: its "slap" is not the
+    # program's own string object, and must be refused all the same.
+    d = json.loads(json.dumps(Game(seed=1).snapshot()))
+    d = json.loads(json.dumps(dict(d, phase="slap")))
+    with pytest.raises(ValueError) as e:
+        Game.restore(d)
+    assert "slap without an ending" in str(e.value)
