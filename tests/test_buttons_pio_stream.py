@@ -100,6 +100,14 @@ def test_poll_wakes_on_time_alone_exactly_when_a_lock_out_ends(res):
     assert r["at_end"] == [[(r["press"] + 10000) % (1 << 30), 0, "A", 0]]
 
 
+def test_a_held_buttons_lock_out_ends_quietly_beside_another_buttons_swallowed_release(res):
+    r = res["overlapping_lockouts"]
+    assert r["pressed"] == [[r["p"], 0, "A", 1], [r["q"], 1, "A", 1]]
+    assert r["first_end"] == []                          # P0 A is still held: nothing
+    assert r["second_end"] == [[(r["q"] + 10000) % (1 << 30), 1, "A", 0]]
+    assert r["down"] == [True, False, False, False]
+
+
 def test_the_handler_allocates_nothing(mp_results):
     r = mp_results["heap_lock"]
     assert r["micropython"] is True

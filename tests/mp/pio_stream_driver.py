@@ -291,6 +291,27 @@ def case_lockout_due():
             "b": s.stamp(p + loops_for_us(4000))}
 
 
+def case_overlapping_lockouts():
+    # P0 A pressed and held; P1 A pressed 1 ms later and released inside its lock-out.
+    # When P0 A's lock-out ends nothing is due for it (it is still held, whatever the
+    # other button's swallowed release); when P1 A's ends, that release comes out.
+    s = Sampler()
+    p = 1000
+    q = p + loops_for_us(1000)
+    s.sample(p, 1)
+    s.sample(q, 1 | 4)
+    s.sample(p + loops_for_us(2000), 1)
+    s.time_of(p + loops_for_us(2000))
+    s.irq()
+    out = ev(s.cap.drain())
+    s.time_of(p + loops_for_us(10100))
+    first_end = ev(s.cap.drain())
+    s.time_of(q + loops_for_us(10100))
+    second_end = ev(s.cap.drain())
+    return {"pressed": out, "first_end": first_end, "second_end": second_end,
+            "p": s.stamp(p), "q": s.stamp(q), "down": [s.cap.is_down(i) for i in range(4)]}
+
+
 def case_heap_lock():
     res = {"micropython": MICROPYTHON}
     if not MICROPYTHON:
@@ -338,6 +359,7 @@ CASES = {
     "overflow": case_overflow,
     "idle_frames": case_idle_frames,
     "lockout_due": case_lockout_due,
+    "overlapping_lockouts": case_overlapping_lockouts,
     "heap_lock": case_heap_lock,
 }
 
