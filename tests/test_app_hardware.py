@@ -292,3 +292,159 @@ def test_buzzer_ends_a_tune_with_a_frequency_but_no_duration_quietly():
         b.step(now)
     assert b.tune is None
     assert m.log == [("duty", 0), ("freq", 440), ("duty", 32768), ("duty", 0)]
+
+
+class _BuzzerMachine:
+    """machine for the buzzer: a PWM that logs what the pin does; with `timer`, a
+    machine.Timer whose one-shot the test fires by hand (callback)."""
+
+    def __init__(self, timer=False):
+        self.log = []
+        self.timers = []
+        log = self.log
+        timers = self.timers
+
+        class PWM:
+            def __init__(self, pin):
+                pass
+
+            def freq(self, f):
+                log.append(("freq", f))
+
+            def duty_u16(self, d):
+                log.append(("duty", d))
+
+        class Timer:
+            ONE_SHOT = 0
+            PERIODIC = 1
+
+            def __init__(self):
+                self.armed = None            # (mode, period_ms, callback) or None
+                timers.append(self)
+
+            def init(self, mode, period, callback):
+                self.armed = (mode, period, callback)
+
+            def deinit(self):
+                self.armed = None
+
+        self.PWM = PWM
+        if timer:
+            self.Timer = Timer
+
+    def Pin(self, n):
+        return n
+
+    def sounding(self):
+        """The frequency the piezo sounds now (0: silent)."""
+        f = duty = 0
+        for k, v in self.log:
+            if k == "freq":
+                f = v
+            else:
+                duty = v
+        return f if duty else 0
+
+
+def test_buzzer_a_new_tune_starts_at_once_even_in_the_middle_of_a_note():
+    # Stepped from the main loop (no machine.Timer): play() replaces the tune and the
+    # next step starts its first note then, not when the old note would have ended.
+    from firmware.hw.buzzer import Buzzer
+    m = _BuzzerMachine()
+    b = Buzzer(16, m)
+    b.play(("long", 440, 100))
+    b.step(1_000_000)
+    assert m.sounding() == 440
+    b.step(1_050_000)
+    assert m.sounding() == 440
+    b.play(("short", 880, 10))
+    b.step(1_050_001)                             # 50 ms before the long note's end
+    assert m.sounding() == 880
+
+
+def test_buzzer_stepped_notes_last_their_length_to_the_microsecond():
+    # A note starts at the step that starts it and lasts exactly its ms, whatever the
+    # clock read before the tune was played.
+    from firmware.hw.buzzer import Buzzer
+    m = _BuzzerMachine()
+    b = Buzzer(16, m)
+    start = (1 << 30) - 4000                      # across the ticks wrap too
+    b.play(("t", 440, 10, 880, 7))
+    b.step(start)
+    assert m.sounding() == 440
+    b.step((start + 9_999) % (1 << 30))
+    assert m.sounding() == 440                    # 1 µs before the note's end
+    b.step((start + 10_000) % (1 << 30))
+    assert m.sounding() == 880
+    b.step((start + 16_999) % (1 << 30))
+    assert m.sounding() == 880 and b.tune is not None
+    b.step((start + 17_000) % (1 << 30))
+    assert m.sounding() == 0 and b.tune is None
+
+
+def test_buzzer_with_a_timer_starts_each_note_when_its_one_shot_fires(monkeypatch):
+    # With machine.Timer the first note starts in play() and each next one when the
+    # one-shot timer (period = the note's ms) calls back; the end of the tune silences
+    # the pin and stops the timer. The main loop's step() then does nothing.
+    import firmware.hw.buzzer as buzzer
+    now = [5_000]
+    monkeypatch.setattr(buzzer, "ticks_us", lambda: now[0])
+    m = _BuzzerMachine(timer=True)
+    b = buzzer.Buzzer(16, m)
+    timer = m.timers[0]
+    b.play(("t", 440, 10, 0, 5, 880, 20))
+    assert m.sounding() == 440
+    mode, period, callback = timer.armed
+    assert mode == timer.ONE_SHOT and period == 10
+    b.step(now[0] + 12_000)                       # the loop's step: not its job here
+    assert m.sounding() == 440
+    now[0] = 15_000
+    callback(timer)
+    assert m.sounding() == 0 and timer.armed[1] == 5 and b.tune is not None    # the rest
+    now[0] = 20_000
+    timer.armed[2](timer)
+    assert m.sounding() == 880 and timer.armed[1] == 20
+    now[0] = 40_000
+    timer.armed[2](timer)
+    assert m.sounding() == 0 and b.tune is None and timer.armed is None
+
+
+def test_buzzer_skips_a_stale_timer_callback_of_a_replaced_tune(monkeypatch):
+    # A callback fired more than _EARLY_US (1 ms) before its note's end belongs to a
+    # note play() has since replaced: it is skipped. One fired within 1 ms of the end
+    # (a timer a little early) starts the next note, timed from the note's exact end.
+    import firmware.hw.buzzer as buzzer
+    now = [0]
+    monkeypatch.setattr(buzzer, "ticks_us", lambda: now[0])
+    m = _BuzzerMachine(timer=True)
+    b = buzzer.Buzzer(16, m)
+    timer = m.timers[0]
+    b.play(("old", 440, 100))
+    old_callback = timer.armed[2]
+    now[0] = 20_000
+    b.play(("new", 880, 10, 660, 10))             # the new first note ends at 30 ms
+    now[0] = 21_000
+    old_callback(timer)                           # queued by the old tune: stale
+    assert m.sounding() == 880
+    now[0] = 28_999
+    old_callback(timer)                           # 1,001 µs early: still stale
+    assert m.sounding() == 880
+    now[0] = 29_000
+    timer.armed[2](timer)                         # exactly 1 ms early: the next note
+    assert m.sounding() == 660
+    now[0] = 38_990
+    timer.armed[2](timer)                         # it ends at 40 ms (30 + 10), not at 39
+    assert m.sounding() == 660
+    now[0] = 39_500
+    timer.armed[2](timer)
+    assert m.sounding() == 0 and b.tune is None
+
+
+def test_buzzer_beep_is_2000_hz_for_120_ms():
+    from firmware.hw.buzzer import Buzzer
+    m = _BuzzerMachine()
+    b = Buzzer(16, m)
+    b.beep()
+    assert b.tune == ("beep", 2000, 120)
+    b.step(0)
+    assert m.sounding() == 2000

@@ -262,6 +262,7 @@ def test_first_edge_is_the_touch_even_when_the_read_sees_the_contact_open(res):
 def test_a_spike_never_seen_closed_is_not_a_press(res):
     r = res["spike"]
     assert r["mid"] == [] and r["after"] == []
+    assert r["bounces_after"] == [0, 1, 0, 0]  # the first poll after its lock-out counts it
     assert r["real"] == [[130000, 0, "B", 1]] and r["down"] is True
     assert r["presses"] == [0, 1, 0, 0]
     assert r["bounces"] == [0, 1, 0, 0]  # the spike, counted
@@ -281,3 +282,20 @@ def test_check_rearms_a_switched_off_irq(res):
     assert r["first"] == 1 and r["second"] == 0 and r["rearmed"] == 1
     assert r["trigger"] == 12 and r["hard"] is True
     assert r["events"] == [[5000, 0, "A", 1]]
+
+
+def test_r19_a_held_back_first_touch_is_published_by_poll_once_read_closed(res):
+    # The first edge read the contact open; poll() then reads it closed (before that
+    # edge's interrupt is serviced): the press comes out at once, at the first edge.
+    r = res["first_edge_poll"]
+    assert r["held"] == []
+    assert r["confirmed"] == [[100000, 0, "A", 1]] and r["down"] is True
+    assert r["presses"] == [1, 0, 0, 0]
+    assert r["bounces"] == [1, 0, 0, 0]      # the reclosing edge, inside the lock-out
+
+
+def test_a_ring_of_odd_size_holds_that_many_events(res):
+    r = dict(res["odd_ring"])
+    del r["case"]
+    assert r == {"pending_1": 1, "dropped_1": 1, "n_1": 1,
+                 "pending_5": 5, "dropped_5": 1, "n_5": 5}

@@ -85,3 +85,222 @@ def test_bad_arguments_are_refused():
         PioCapture(board.BUTTONS, ring_words=100)
     with pytest.raises(ValueError):
         PioCapture(((2, 0, "A"), (2, 1, "A")))
+
+
+# ---- the PIO programs (firmware/hw/pio_programs.py), assembled and run on the host ------
+# rp2.asm_pio runs a program's function with the assembler's names as its globals; the
+# fake below does the same and records the instructions, and PioModel runs them with the
+# RP2040 datasheet's semantics for the few instructions these programs use (one cycle
+# each plus its delay; `in` shifts left, `out` right; X/Y/ISR/OSR 32 bits wide).
+
+M32 = 0xFFFFFFFF
+
+
+class _Ins:
+    def __init__(self, op, args):
+        self.op = op
+        self.args = args
+        self.delay = 0
+
+    def __getitem__(self, delay):                 # `instr()[n]`: n delay cycles
+        self.delay = delay
+        return self
+
+
+class FakeAsm:
+    def __init__(self, options):
+        self.options = options
+        self.prog = []
+        self.labels = {}
+        self.wrap_target = 0
+        self.wrap = None
+
+    def names(self):
+        def emit(op, *args):
+            ins = _Ins(op, args)
+            self.prog.append(ins)
+            return ins
+
+        def label(name):
+            self.labels[name] = len(self.prog)
+
+        def wrap_target():
+            self.wrap_target = len(self.prog)
+
+        def wrap():
+            self.wrap = len(self.prog) - 1
+
+        def jmp(a, b=None):
+            return emit("jmp", a, b) if b is not None else emit("jmp", None, a)
+
+        names = {"label": label, "wrap_target": wrap_target, "wrap": wrap, "jmp": jmp,
+                 "mov": lambda d, s: emit("mov", d, s),
+                 "in_": lambda s, n: emit("in", s, n),
+                 "out": lambda d, n: emit("out", d, n),
+                 "push": lambda *a: emit("push"),
+                 "irq": lambda a: emit("irq", a),
+                 "nop": lambda: emit("mov", "y", "y"),
+                 "rel": lambda n: ("rel", n),
+                 "invert": lambda s: ("invert", s)}
+        for reg in ("x", "y", "isr", "osr", "null", "pins", "noblock", "x_dec", "x_not_y",
+                    "y_dec"):
+            names[reg] = reg
+        return names
+
+
+def fake_rp2():
+    import types
+
+    def asm_pio(**options):
+        def assemble(f):
+            asm = FakeAsm(options)
+            g = dict(f.__globals__)
+            g.update(asm.names())
+            types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__)()
+            return asm
+        return assemble
+
+    class PIO:
+        SHIFT_LEFT, SHIFT_RIGHT, JOIN_RX = 0, 1, 2
+    return types.SimpleNamespace(asm_pio=asm_pio, PIO=PIO)
+
+
+@pytest.fixture
+def programs(monkeypatch):
+    import importlib
+    import sys
+    monkeypatch.setitem(sys.modules, "rp2", fake_rp2())
+    monkeypatch.delitem(sys.modules, "firmware.hw.pio_programs", raising=False)
+    mod = importlib.import_module("firmware.hw.pio_programs")
+    yield mod
+    sys.modules.pop("firmware.hw.pio_programs", None)
+    import firmware.hw
+    if getattr(firmware.hw, "pio_programs", None) is mod:
+        del firmware.hw.pio_programs
+
+
+class PioModel:
+    """One state machine running `asm`; pins(k) gives the GPIO levels at the k-th
+    `mov osr, pins` (the sample)."""
+
+    def __init__(self, asm, in_base=0, pins=lambda k: 0, pc=0):
+        self.asm = asm
+        self.in_base = in_base
+        self.pins = pins
+        self.x = self.y = self.isr = self.osr = 0
+        self.pc = pc
+        self.cycle = 0
+        self.fifo = []                  # (cycle of the push, word)
+        self.irqs = []                  # the IRQ flag raised, each time
+        self.samples = []               # cycle of each sample
+
+    def read(self, src):
+        if isinstance(src, tuple):       # invert(src)
+            return ~self.read(src[1]) & M32
+        if src == "null":
+            return 0
+        if src == "pins":
+            k = len(self.samples)
+            self.samples.append(self.cycle)
+            w = self.pins(k) & 0x3FFFFFFF
+            b = self.in_base
+            return ((w >> b) | (w << (32 - b))) & M32 if b else w
+        return getattr(self, src)
+
+    def step(self):
+        ins = self.asm.prog[self.pc]
+        nxt = self.pc + 1
+        op, a = ins.op, ins.args
+        if op == "mov":
+            setattr(self, a[0], self.read(a[1]))
+        elif op == "in":
+            n = a[1]
+            self.isr = ((self.isr << n) | (self.read(a[0]) & ((1 << n) - 1))) & M32
+        elif op == "out":
+            self.osr >>= a[1]
+        elif op == "push":
+            self.fifo.append((self.cycle, self.isr))
+            self.isr = 0
+        elif op == "irq":
+            self.irqs.append(a[0])
+        elif op == "jmp":
+            cond, target = a
+            go = True
+            if cond in ("x_dec", "y_dec"):
+                r = cond[0]
+                go = getattr(self, r) != 0
+                setattr(self, r, (getattr(self, r) - 1) & M32)
+            elif cond == "x_not_y":
+                go = self.x != self.y
+            if go:
+                nxt = self.asm.labels[target]
+        self.cycle += 1 + ins.delay
+        if nxt == self.pc + 1 and self.pc == self.asm.wrap:
+            nxt = self.asm.wrap_target
+        self.pc = nxt
+
+    def run_until(self, cycles):
+        while self.cycle < cycles:
+            self.step()
+
+
+@pytest.mark.parametrize("pins", [board.BUTTONS, board.BUTTONS_SIX,
+                                  ((9, 0, "A"), (0, 0, "B"), (29, 1, "A"), (28, 1, "B"))])
+def test_the_sampler_pushes_each_change_as_a_state_word_and_a_loop_count(programs, pins):
+    # Started as PioCapture._claim starts it (X = 0, Y = 0, ISR empty, at "sample"): one
+    # sample every loop_cycles(runs) cycles whichever way the loop goes; on a change (and
+    # on the first loop) the pair (1 << 29 | pressed bits << (29 - n)) and the loop's
+    # count (-loop mod 2**29), and an IRQ.
+    gpios = [g for g, _p, _n in pins]
+    n = len(gpios)
+    base, runs, bits = plan(gpios)
+    L = loop_cycles(runs)
+    asm = programs.sampler(runs, n, L - (2 * len(runs) + 6))
+    assert asm.options["fifo_join"] == programs.rp2.PIO.JOIN_RX
+    rng = random.Random(n)
+    pressed = [0] * 40
+    for k in range(1, 40):                  # changes on some loops, none on others
+        pressed[k] = rng.getrandbits(n) if k % 3 == 0 else pressed[k - 1]
+    pressed[37] = pressed[38] = pressed[39] = (1 << n) - 1
+
+    def levels(k):                           # a pressed button pulls its pin low
+        w = (1 << 30) - 1
+        for i, g in enumerate(gpios):
+            if pressed[min(k, 39)] >> i & 1:
+                w &= ~(1 << g)
+        return w
+    sm = PioModel(asm, base, levels, pc=asm.labels["sample"])
+    sm.run_until(40 * L)
+    assert sm.samples[:40] == [k * L for k in range(40)]
+    words = [w for _c, w in sm.fifo]
+    expected = []
+    for k in range(39):
+        if k == 0 or pressed[k] != pressed[k - 1]:
+            state = 0
+            for i in range(n):
+                if pressed[k] >> i & 1:
+                    state |= 1 << bits[i]
+            expected += [1 << 29 | state << (29 - n), (-k) & ((1 << 29) - 1)]
+    assert words[:len(expected)] == expected
+    assert sm.irqs == [("rel", 0)] * (len(words) // 2)   # the flag the CPU listens on
+
+
+def test_the_sampler_change_path_is_changed_cycles_long(programs):
+    # PioCapture starts the sampler 10 instructions in (after the change path), and
+    # loop_cycles counts CHANGED_CYCLES for the way through a change.
+    _base, runs, _bits = plan([2, 3, 14, 15])
+    L = loop_cycles(runs)
+    asm = programs.sampler(runs, 4, L - (2 * len(runs) + 6))
+    assert asm.labels["sample"] == 10 == asm.wrap_target
+    assert sum(1 + i.delay for i in asm.prog[:asm.labels["sample"]]) == programs.CHANGED_CYCLES
+    assert L == 2 * len(runs) + 3 + programs.CHANGED_CYCLES
+
+
+@pytest.mark.parametrize("cpu", [125, 150, 48])
+def test_the_calibrator_pushes_32_times_one_period_apart_then_halts(programs, cpu):
+    delays, period = calibrator_delays(cpu)
+    asm = programs.calibrator(delays)
+    sm = PioModel(asm)
+    sm.y = 31                                # PioCapture: set y, 31
+    sm.run_until(40 * period)
+    assert [c for c, _w in sm.fifo] == [k * period for k in range(32)]

@@ -89,6 +89,25 @@ def test_an_ordinary_frame_costs_no_processing(res):
     assert res["idle_frames"] == {"process_calls": 0, "irq_left_off": 0}
 
 
+def test_poll_wakes_on_time_alone_exactly_when_a_lock_out_ends(res):
+    # After a poll() that read the ring while a lock-out runs, frames before that
+    # lock-out's end (+ 2 µs margin) cost no processing; the frame at it emits the
+    # release the lock-out swallowed, stamped at the lock-out's end.
+    r = res["lockout_due"]
+    assert r["taken"] == [[r["press"], 0, "A", 1], [r["b"], 0, "B", 1]]
+    assert r["quiet"] == [] and r["calls_before"] == 0
+    assert r["calls_at_end"] == 1
+    assert r["at_end"] == [[(r["press"] + 10000) % (1 << 30), 0, "A", 0]]
+
+
+def test_a_held_buttons_lock_out_ends_quietly_beside_another_buttons_swallowed_release(res):
+    r = res["overlapping_lockouts"]
+    assert r["pressed"] == [[r["p"], 0, "A", 1], [r["q"], 1, "A", 1]]
+    assert r["first_end"] == []                          # P0 A is still held: nothing
+    assert r["second_end"] == [[(r["q"] + 10000) % (1 << 30), 1, "A", 0]]
+    assert r["down"] == [True, False, False, False]
+
+
 def test_the_handler_allocates_nothing(mp_results):
     r = mp_results["heap_lock"]
     assert r["micropython"] is True

@@ -321,6 +321,34 @@ def test_start_capture_falls_back_to_the_gpio_irq_and_says_why(board_repl):
     assert r["no_sm"] == ["gpio", "no PIO block with two free state machines"]
 
 
+BUSY_SETUP = """\
+import machine, time, json, rp2
+from firmware.boards import pico as board
+from firmware.hw.buttons import start_capture
+@rp2.asm_pio()
+def idle():
+    label('h')
+    jmp('h')
+busy = [rp2.StateMachine(i, idle) for i in (0, 4, 5, 6)]
+for sm in busy:
+    sm.active(1)
+cap = start_capture(board.BUTTONS, board.DEBOUNCE_US, machine)
+claimed = [cap.kind, cap.why, cap._pio_id, cap._sm_index, cap._cal_index]
+cap.drain()
+"""
+
+
+def test_pio_capture_takes_the_state_machines_another_program_left_free(board_repl):
+    # PIO0's state machine 0 and three of PIO1's run another program: the capture takes
+    # PIO0's next two (1 and 2), not a fallback, and stamps as well there.
+    edges = [(0, P1_B, 0), (15000, P1_B, 1)]
+    r, exact = scenario_exact(board_repl, BUSY_SETUP, edges, 40,
+                              pio_report(", 'claimed': claimed"))
+    assert r["claimed"] == ["pio", "", 0, 1, 2]
+    assert [(e[1], e[2], e[3]) for e in r["events"]] == [(1, "B", 1), (1, "B", 0)]
+    assert -1 <= r["events"][0][0] - int(exact[0]) <= 1
+
+
 # ---- the self-test's timing check -----------------------------------------------------
 
 def test_the_self_test_times_the_capture_against_a_jumpered_pin(pico_firmware, pico_files):

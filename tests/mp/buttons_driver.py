@@ -488,10 +488,41 @@ def case_spike():
     bc.poll(105_000)  # within the lock-out: still undecided
     b.set_time(120_000)  # the lock-out is over: it was noise
     after = ev(bc.drain())
+    bounces_after = list(bc.bounces)  # counted by that poll, not at the next edge
     b.edge(130_000, B0, True)  # a real press afterwards is a press
     real = ev(bc.drain())
-    return {"mid": mid, "after": after, "real": real, "down": bc.is_down(1),
+    return {"mid": mid, "after": after, "bounces_after": bounces_after, "real": real,
+            "down": bc.is_down(1), "presses": list(bc.presses), "bounces": list(bc.bounces)}
+
+
+def case_first_edge_poll():
+    # The press held back at its first edge is published by poll() once a read sees
+    # the contact closed (its own IRQ not yet serviced), stamped at the first edge.
+    bc = new_board()
+    b = BOARD
+    b.set_time(100_000)
+    b.fire(A0)  # the edge fired, the level reads released
+    held = ev(bc.drain())
+    b.level(A0, True)  # the contact recloses; no IRQ serviced yet
+    b.set_time(100_030)
+    confirmed = ev(bc.drain())
+    return {"held": held, "confirmed": confirmed, "down": bc.is_down(0),
             "presses": list(bc.presses), "bounces": list(bc.bounces)}
+
+
+def case_odd_ring():
+    # A ring of an odd size holds that many events too (one spare slot whatever the size).
+    out = {}
+    for size in (1, 5):
+        bc = new_board(size=size)
+        t = 10_000
+        for k in range(size + 1):
+            BOARD.edge(t, A1, k % 2 == 0)
+            t += 20_000
+        out["pending_%d" % size] = bc.pending()
+        out["dropped_%d" % size] = bc.dropped
+        out["n_%d" % size] = len(bc.drain(poll=False))
+    return out
 
 
 def _raising_clock():
@@ -719,6 +750,8 @@ CASES = {
     "poll_in_lockout": case_poll_in_lockout,
     "retire_boundary": case_retire_boundary,
     "read_gpio": case_read_gpio,
+    "first_edge_poll": case_first_edge_poll,
+    "odd_ring": case_odd_ring,
 }
 
 

@@ -257,6 +257,61 @@ def case_idle_frames():
     return {"process_calls": calls[0], "irq_left_off": FakeMachine.disabled[0] - before}
 
 
+def case_lockout_due():
+    # poll() works on time alone only when a lock-out ends (its end + _MARGIN_US): a
+    # press (handler), a release swallowed by its lock-out, then another button's press
+    # taken by poll(); frames up to the first lock-out's end do nothing, and the one at
+    # its end (+ 2 µs) emits the swallowed release at the lock-out's end.
+    s = Sampler()
+    p = 1000
+    s.sample(p, 1)
+    s.time_of(p)
+    s.irq()
+    s.sample(p + loops_for_us(3000), 0)
+    s.sample(p + loops_for_us(4000), 2)
+    s.time_of(p + loops_for_us(4000))
+    taken = ev(s.cap.drain())               # poll() reads the ring
+    calls = [0]
+    real = s.cap._process
+
+    def counted():
+        calls[0] += 1
+        real()
+    s.cap._process = counted
+    press = s.stamp(p)
+    quiet = []
+    for off in list(range(4500, 10001, 500)) + [10001]:
+        s.now[0] = (press + off) % PERIOD
+        quiet += ev(s.cap.drain())
+    before = calls[0]
+    s.now[0] = (press + 10002) % PERIOD
+    at_end = ev(s.cap.drain())
+    return {"taken": taken, "quiet": quiet, "calls_before": before,
+            "calls_at_end": calls[0] - before, "at_end": at_end, "press": press,
+            "b": s.stamp(p + loops_for_us(4000))}
+
+
+def case_overlapping_lockouts():
+    # P0 A pressed and held; P1 A pressed 1 ms later and released inside its lock-out.
+    # When P0 A's lock-out ends nothing is due for it (it is still held, whatever the
+    # other button's swallowed release); when P1 A's ends, that release comes out.
+    s = Sampler()
+    p = 1000
+    q = p + loops_for_us(1000)
+    s.sample(p, 1)
+    s.sample(q, 1 | 4)
+    s.sample(p + loops_for_us(2000), 1)
+    s.time_of(p + loops_for_us(2000))
+    s.irq()
+    out = ev(s.cap.drain())
+    s.time_of(p + loops_for_us(10100))
+    first_end = ev(s.cap.drain())
+    s.time_of(q + loops_for_us(10100))
+    second_end = ev(s.cap.drain())
+    return {"pressed": out, "first_end": first_end, "second_end": second_end,
+            "p": s.stamp(p), "q": s.stamp(q), "down": [s.cap.is_down(i) for i in range(4)]}
+
+
 def case_heap_lock():
     res = {"micropython": MICROPYTHON}
     if not MICROPYTHON:
@@ -303,6 +358,8 @@ CASES = {
     "lockout": case_lockout,
     "overflow": case_overflow,
     "idle_frames": case_idle_frames,
+    "lockout_due": case_lockout_due,
+    "overlapping_lockouts": case_overlapping_lockouts,
     "heap_lock": case_heap_lock,
 }
 
