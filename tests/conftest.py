@@ -57,3 +57,16 @@ def pico_files(pico_firmware, tmp_path_factory):
 def pico_files_no_main(pico_files):
     """The same files without /main.py: the board boots to the REPL."""
     return {k: v for k, v in pico_files.items() if k != "main.py"}
+
+
+@pytest.fixture(scope="module")
+def board_repl(pico_firmware, pico_files_no_main):
+    """A board of the reference wiring (buttons on GP2, 3, 14, 15) at its REPL prompt,
+    one per test module."""
+    from desktop_emulator.pico.device import Pico
+    pico = Pico(pico_firmware, files=pico_files_no_main, buttons=(2, 3, 14, 15))
+    pico.boot()
+    pico.run_for(50_000)
+    pico.interrupt()
+    yield pico
+    pico.close()

@@ -36,16 +36,6 @@ def report_with(extra=""):
     return REPORT.replace("EXTRA", extra)
 
 
-@pytest.fixture(scope="module")
-def board_repl(pico_firmware, pico_files_no_main):
-    pico = Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS)
-    pico.boot()
-    pico.run_for(50_000)
-    pico.interrupt()
-    yield pico
-    pico.close()
-
-
 def scenario(pico, setup, edges, run_ms, report=None, middle=""):
     """Run `setup`, then apply `edges` [(µs after the start, gpio, level)] while the
     board sleeps run_ms (running `middle` halfway), then `report`. Returns (the report's

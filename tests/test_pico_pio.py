@@ -12,16 +12,6 @@ from desktop_emulator.pico.device import Pico
 BUTTONS = (2, 3, 14, 15)
 
 
-@pytest.fixture(scope="module")
-def board_repl(pico_firmware, pico_files_no_main):
-    pico = Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS)
-    pico.boot()
-    pico.run_for(50_000)
-    pico.interrupt()
-    yield pico
-    pico.close()
-
-
 def run(pico, code, guest_ms=3000):
     pico.enter_raw()                                   # a soft reset: PIO and DMA freed
     out = pico.exec(code, guest_ms=guest_ms)
