@@ -76,6 +76,11 @@ _BAND = const(19)         # 2: 0 = the stockpiles, else the slap banner
 _SBAR = const(21)         # 2: the slap time bar
 _NKEYS = const(23)
 _MONO_VLSB = const(0)     # framebuf.MONO_VLSB
+_SMALL = const(0)         # _glyphs: the small font, the big font, the suit marks,
+_BIG = const(1)           # the palette that inverts and the card backs
+_SUITS = const(2)
+_INVERT = const(3)
+_BACKS = const(4)
 
 _GAME = const(100)        # text screens use the app's screen number as their kind
 
@@ -304,17 +309,17 @@ class View:
         if c:
             self.fb.blit(s, x, y, 0)
         else:
-            self.fb.blit(s, x, y, 1, _glyphs[3])
+            self.fb.blit(s, x, y, 1, _glyphs[_INVERT])
 
     def text(self, s, x, y, c, rot, right=W):
         """Small font (5 rows); characters that would pass x `right` are left out.
         Returns the x after the text."""
-        return self._line(_glyphs[0], font.SMALL_CHARS, font.SMALL_OFS, font.SMALL_W,
+        return self._line(_glyphs[_SMALL], font.SMALL_CHARS, font.SMALL_OFS, font.SMALL_W,
                           s, x, y, c, rot, right)
 
     def big(self, s, x, y, c, rot):
         """Big font (10 rows); returns the x after the text."""
-        return self._line(_glyphs[1], font.BIG_CHARS, font.BIG_OFS, font.BIG_W,
+        return self._line(_glyphs[_BIG], font.BIG_CHARS, font.BIG_OFS, font.BIG_W,
                           s, x, y, c, rot, W)
 
     def _line(self, strips, chars, ofs, ws, s, x, y, c, rot, right):
@@ -323,7 +328,7 @@ class View:
         upright, turned, n, h, scratch = strips
         blit = self.fb.blit
         key = 0 if c else 1
-        pal = None if c else _glyphs[3]
+        pal = None if c else _glyphs[_INVERT]
         for ch in s:
             i = chars.find(ch)
             if i < 0:
@@ -353,7 +358,7 @@ class View:
         self.big(s, x0 + (w - big_width(s)) // 2, y, c, rot)
 
     def _suit(self, card, x, y, c, rot):
-        self._glyph(_glyphs[2], (card & 3) * font.SUIT_W, font.SUIT_W, x, y, c, rot)
+        self._glyph(_glyphs[_SUITS], (card & 3) * font.SUIT_W, font.SUIT_W, x, y, c, rot)
 
     def _number(self, n, x_right, y, c, rot):
         # Right-aligned small digits without building a string.
@@ -364,7 +369,7 @@ class View:
             i = font.SMALL_CHARS.find("0123456789"[d])
             w = font.SMALL_W[i]
             x_right -= w
-            self._glyph(_glyphs[0], font.SMALL_OFS[i], w, x_right, y, c, rot)
+            self._glyph(_glyphs[_SMALL], font.SMALL_OFS[i], w, x_right, y, c, rot)
             x_right -= 1
             n //= 10
             if not n:
@@ -384,7 +389,7 @@ class View:
     def _back(self, x, y, w, h, rot):
         # A card's back (face down, R6 and R14), drawn once by _draw_back for each size
         # and turn: one blit that also clears what was under it.
-        backs = _glyphs[4]
+        backs = _glyphs[_BACKS]
         k = 0 if w == SLOT_W else 2
         if rot:
             self.fb.blit(backs[k + 1], W - x - w, H - y - h)
