@@ -53,3 +53,18 @@ def run_micropython(script, *args, heap="150K", stdin=None, timeout=300, path=No
     return subprocess.run([str(MICROPYTHON), "-X", "heapsize=" + heap, str(script)] + list(args),
                           capture_output=True, text=True, env=env, cwd=str(ROOT),
                           input=stdin, timeout=timeout)
+
+
+def shoot_recorded_frames(rig):
+    """{recorded frame time: (screen bytes, game snapshot)} for every frame the app's
+    recording takes from now on; returns (shots, the recording's own frame method),
+    so a test can put that back."""
+    app = rig.app
+    shots = {}
+    real = app.replay.frame
+
+    def frame(t):
+        real(t)
+        shots[t] = (bytes(rig.disp.buf), app.game.snapshot())
+    app.replay.frame = frame
+    return shots, real

@@ -15,7 +15,7 @@ from shared_rules.game import (ALREADY_SAID, NO_FIT, NOT_EMPTY, NOT_NOW, ALREADY
 from shared_rules.arbiter import BEATEN
 from shared_rules.pad import is_fumble, Fumbles
 from shared_rules import selfplay
-from tests.helpers import layout
+from tests.helpers import layout, shoot_recorded_frames
 
 MS = 1000
 
@@ -192,13 +192,7 @@ def test_r41_presses_during_a_fumble_are_recorded_and_the_replay_is_exact():
     r.frames(1)
     app = r.app
     app.start_game(21, Rules(), (None, 2), r.clock.now)
-    shots = {}
-    real = app.replay.frame
-
-    def frame(t):
-        real(t)
-        shots[t] = (bytes(r.disp.buf), app.game.snapshot())
-    app.replay.frame = frame
+    shots, real = shoot_recorded_frames(r)
     r.hands.append(BotHand(app, 0, "masher", 5, r.inp))
     r.until(lambda a: a.screen != A.GAME)          # a whole round
     app.replay.frame = real

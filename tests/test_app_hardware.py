@@ -265,27 +265,7 @@ def test_buzzer_ends_a_tune_with_a_frequency_but_no_duration_quietly():
     # (a typo in a tune table) ends the tune instead of raising in the main loop.
     from firmware.hw.buzzer import Buzzer
 
-    class PWM:
-        def __init__(self, log):
-            self.log = log
-
-        def freq(self, f):
-            self.log.append(("freq", f))
-
-        def duty_u16(self, d):
-            self.log.append(("duty", d))
-
-    class Machine:
-        def __init__(self):
-            self.log = []
-
-        def Pin(self, n):
-            return n
-
-        def PWM(self, pin):
-            return PWM(self.log)
-
-    m = Machine()
+    m = _BuzzerMachine()
     b = Buzzer(16, m)
     b.play(("typo", 440, 10, 880))
     for now in (0, 10_000, 20_000):

@@ -13,7 +13,7 @@ from firmware.fakeports import Rig, ReplayInput
 from firmware.records import PackedRecords
 from shared_rules.game import Rules
 from shared_rules.replay import Replay, parse
-from tests.helpers import ROOT, MICROPYTHON, run_micropython
+from tests.helpers import ROOT, MICROPYTHON, run_micropython, shoot_recorded_frames
 
 
 def record(seed, rules, cpu, via_menu=False):
@@ -21,18 +21,12 @@ def record(seed, rules, cpu, via_menu=False):
     r = Rig(framebuf, start=(1 << 30) - 30 * 1000 * 1000 + seed, record_limit=1 << 20)
     app = r.app
     r.frames(2)
-    shots = {}
     if via_menu:
         r.menu(["B"] * (cpu[1] or 0) + ["A"] * 6 + ["B"])       # ... START
     else:
         app.start_game(seed, rules, cpu, r.clock.now)
     assert app.screen == A.GAME
-    real = app.replay.frame
-
-    def frame(t):
-        real(t)
-        shots[t] = (bytes(r.disp.buf), app.game.snapshot())
-    app.replay.frame = frame
+    shots, real = shoot_recorded_frames(r)
     r.add_bots(("hard", "normal"), seed=seed, players=[p for p in (0, 1) if not cpu[p]])
     r.until(lambda a: a.screen == A.OVER_SCREEN)
     app.replay.frame = real
@@ -159,13 +153,7 @@ def test_a_game_with_a_pause_replays_too():
     app = r.app
     r.frames(2)
     app.start_game(31, Rules(), (None, None), r.clock.now)
-    shots = {}
-    real = app.replay.frame
-
-    def frame(t):
-        real(t)
-        shots[t] = (bytes(r.disp.buf), app.game.snapshot())
-    app.replay.frame = frame
+    shots, real = shoot_recorded_frames(r)
     r.add_bots(("hard", "normal"), seed=31)
     r.frames(400)
     r.until(lambda a: a.screen == A.GAME and a.game.phase == "play")
