@@ -72,8 +72,8 @@ def table_screens(framebuf, seed=SEED, levels=LEVELS):
                 name = "play"
             elif "stall" not in got and g.phase == READY and g.piles and _plays(app) >= 6:
                 name = "stall"
-            elif "slap" not in got and g.phase == SLAP:
-                name = "slap"
+            elif "slap" not in got and g.phase == SLAP and app.table.signalled:
+                name = "slap"                          # the banner: after the signal (R44)
         elif scr == "summary" and "summary" not in got:
             name = "summary"
         elif scr == "over" and "over" not in got and app.screens[3].ready:

@@ -302,10 +302,8 @@ class Machine:
         self.replay_in = loaded
         self._replay_i = 0
         self.seats = ("human", "human")
-        # A recording made before the fumble (R41) existed has no fumble line: off.
-        fumble = loaded.replay.fumble_ms
         self.app.start_game(loaded.seed, loaded.rules, (None, None), loaded.start_t,
-                            snapshot=loaded.snapshot, fumble_ms=fumble if fumble is not None else 0)
+                            snapshot=loaded.snapshot, conduct=loaded.replay.played_conduct())
         self.note_game()
 
     # -- stepping

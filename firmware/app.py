@@ -25,6 +25,7 @@
 from shared_rules.game import Game
 from shared_rules.arbiter import ticks_diff, ticks_add
 from shared_rules.pad import TWO_BUTTON
+from shared_rules.conduct import Conduct, SLAP_LIMIT_US
 from firmware import sound, texts, savegame
 from firmware.view import View
 from firmware.records import Recording
@@ -47,7 +48,6 @@ SCREEN_NAMES = NAMES
 
 # Times (us).
 WINDOW_US = const(2000)            # the arbiter's first-touch window (R18-R19)
-SLAP_LIMIT_US = const(3000000)     # R26: the slap time limit
 # A save (a flash erase stalls the interrupts that stamp presses, for tens to
 # hundreds of ms) waits until no race can still be decided: past the window in which
 # a slap still counts as having lost the race to the decisive one (R20, R26).
@@ -126,7 +126,7 @@ class App:
         self.game = None
         self.table = None
         self.cpu = [None, None]
-        self.fumble_ms = 0
+        self.conduct = None              # the game's conduct (R41, R44, R26)
         self.stats = Stats()
         self.series = [0, 0]             # games won in this run of rematches
         self.series_draws = 0
@@ -310,13 +310,14 @@ class App:
 
     # ---- the match ----------------------------------------------------------------------
     def start_game(self, seed, rules, cpu=(None, None), now_us=0, snapshot=None, stats=None,
-                   game=None, fumble_ms=None):
+                   game=None, fumble_ms=None, conduct=None):
         """Start a game (from the menu, a test or a replay). cpu[p] is None for a human
         or the CPU level 1-3 (easy, normal, hard). With snapshot (a Game.snapshot()
         taken between rounds), resume that game instead of dealing a new one; with
         game (a Game, e.g. Game.from_layout for a test or a puzzle), play that one. A
-        recording of a resumed or given game starts from replay_snapshot. fumble_ms:
-        the fumble time (R41); None: the settings' (a replay gives its own)."""
+        recording of a resumed or given game starts from replay_snapshot. conduct: the
+        device's conduct (shared_rules.conduct.Conduct; a replay gives its own); None:
+        the settings' fumble time (or fumble_ms) and slap signal, R41 and R44."""
         if game is not None:
             snapshot = game.snapshot()
         if snapshot is not None:
@@ -325,21 +326,28 @@ class App:
             game = Game(seed, rules)
         self._save_at = None
         self.release_last_game()
-        if fumble_ms is None:
-            fumble_ms = self.settings["fumble"]
-        self.fumble_ms = fumble_ms
+        if conduct is None:
+            conduct = self.settings_conduct(fumble_ms)
+        self.conduct = conduct
         self.game = game
         self.cpu = [cpu[0], cpu[1]]
         self.stats = Stats.from_list(stats) if stats is not None else Stats()
-        self.table = Table(game, self.cpu, self.scheme, self.window_us, self.slap_limit_us,
-                           fumble_ms * 1000, self.stats, self.want, now_us)
+        self.table = Table(game, self.cpu, self.scheme, self.window_us, conduct, self.stats,
+                           self.want, now_us)
         self.replay = Recording(game.seed, game.rules, self.record_limit)
-        self.replay.fumble_ms = fumble_ms
+        self.replay.conduct = conduct
         self.replay_snapshot = snapshot
         self.replay.frame(now_us)        # first record: when the game started
         self._rec = True
         self._save()                     # a round boundary (R27-R28): resumable from here
         self.go(GAME, now_us)
+
+    def settings_conduct(self, fumble_ms=None):
+        """The conduct the settings choose: their fumble time (R41; or fumble_ms) and
+        slap signal (R44), and this app's slap time limit (R26)."""
+        s = self.settings
+        return Conduct(s["fumble"] * 1000 if fumble_ms is None else fumble_ms * 1000,
+                       signal=s["signal"], limit_us=self.slap_limit_us)
 
     def release_last_game(self):
         """Let the heap have the finished game back (before another one is made)."""
@@ -372,10 +380,10 @@ class App:
         self.series_draws = 0
 
     def rematch(self, t):
-        """The same settings again: the same rules, seats and fumble time."""
+        """The same settings again: the same rules, seats and conduct."""
         g = self.game
         self.flush_save()
-        self.start_game(t & 0x3FFFFFFF, g.rules, self.cpu, t, fumble_ms=self.fumble_ms)
+        self.start_game(t & 0x3FFFFFFF, g.rules, self.cpu, t, conduct=self.conduct)
 
     def to_title(self, t):
         self.flush_save()

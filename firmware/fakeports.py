@@ -174,6 +174,7 @@ class BotHand:
         self.bot = None
         self.game = None
         self.presses = 0
+        self._signal = None           # the slap signal (R44) it has seen: (round, time)
 
     def pump(self, now):
         app = self.app
@@ -183,8 +184,17 @@ class BotHand:
         if self.bot is None or self.game is not app.game:
             self.game = app.game
             self.bot = Bot(self.player, self.level, self.seed + self.presses)
+            self.bot.awaits_signal = app.conduct.signal
         p = self.player
         self.bot.observe(app.game, now, app.pads[p].cursor)
+        tb = app.table
+        if tb.signal_t is not None and tb.signalled:
+            seen = (app.game.round, tb.signal_t)
+            if seen != self._signal:
+                # Shown on the screen at the last step: it reacts from there, as a
+                # person sees the pixels.
+                self._signal = seen
+                self.bot.signal(app.now)
         while True:
             press = self.bot.next_press(now)
             if press is None:

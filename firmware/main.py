@@ -82,7 +82,8 @@ def stop_watchdog(machine):
 
 def start_game(app, start, log=True):
     """start: {"seed", "points", "flip", "cpu": [level or 0, level or 0]} and optionally
-    "snapshot" (a Game.snapshot() between rounds): begin that game now. The start is
+    "snapshot" (a Game.snapshot() between rounds) and "conduct" (a recording's conduct
+    line; without it, the settings'): begin that game now. The start is
     reported before the game is dealt and saved (a flash write), so a computer that
     plays presses against the clock knows the start at once."""
     from shared_rules.game import Rules
@@ -92,8 +93,12 @@ def start_game(app, start, log=True):
     now = time.ticks_us()
     if log:
         print("spit: start seed=%d t=%d" % (seed, now))
+    conduct = None
+    if start.get("conduct"):
+        from shared_rules.conduct import Conduct
+        conduct = Conduct.parse(start["conduct"].split()[1:])
     app.start_game(seed, rules, (cpu[0] or None, cpu[1] or None), now,
-                   snapshot=start.get("snapshot"))
+                   snapshot=start.get("snapshot"), conduct=conduct)
 
 
 def report(app, now):

@@ -160,14 +160,14 @@ class PackedRecords:
 
 class Recording:
     """A game's recording on the device: what shared_rules.replay.Replay records (the
-    seed, the rules, the fumble time, the button events and frames), packed, without
+    seed, the rules, the conduct, the button events and frames), packed, without
     the text format, which the device never needs: format() and replay() load it
     when a host asks, so its code is not on the device's heap during a game."""
 
     def __init__(self, seed, rules, limit=32768):
         self.seed = seed
         self.rules = rules
-        self.fumble_ms = None
+        self.conduct = None
         self.records = PackedRecords(limit)
 
     def button(self, t_us, player, button, down):
@@ -180,7 +180,7 @@ class Recording:
         """The same recording as a shared_rules.replay.Replay."""
         from shared_rules.replay import Replay
         r = Replay(self.seed, self.rules, self.records)
-        r.fumble_ms = self.fumble_ms
+        r.conduct = self.conduct
         return r
 
     def format(self):

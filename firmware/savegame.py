@@ -5,7 +5,7 @@
 # app: anything doubtful is dropped with a message and defaults are used.
 
 from shared_rules.game import Game, READY, OVER
-from shared_rules.pad import FUMBLE_US
+from shared_rules.conduct import FUMBLE_US
 
 VERSION = 1
 MODES = 4            # 0: two players; 1-3: against the CPU, easy / normal / hard
@@ -20,7 +20,7 @@ _FIRST = ("mode", "points", "flip", "sound")
 
 
 def default_settings():
-    return {"mode": 0, "points": 0, "flip": 0, "sound": 1, "fumble": FUMBLE_MS}
+    return {"mode": 0, "points": 0, "flip": 0, "sound": 1, "fumble": FUMBLE_MS, "signal": 1}
 
 
 def _flag(x):
@@ -44,7 +44,8 @@ def settings_from(d):
     m = s["mode"]
     if not _int(m) or not 0 <= m < MODES:
         return None
-    if not (_flag(s["points"]) and _flag(s["flip"]) and _flag(s["sound"])):
+    if not (_flag(s["points"]) and _flag(s["flip"]) and _flag(s["sound"]) and
+            _flag(s["signal"])):
         return None
     f = s["fumble"]
     if not _int(f) or not 0 <= f <= FUMBLE_MAX_MS:

@@ -12,6 +12,7 @@
 #   fumbled(until_us, now_us)
 #                       one of its presses was a fumble (R41): its buttons are dead
 #                       until until_us (a person hears the buzz and sees the bar)
+#   signal(now_us)      the slap signal (R44) shows from now_us
 
 from shared_rules.bot import Bot, LEVEL_NAMES
 
@@ -31,6 +32,9 @@ class HumanSeat:
     def fumbled(self, until_us, now_us):
         pass
 
+    def signal(self, now_us):
+        pass
+
 
 class CpuSeat:
     """The CPU opponent (shared_rules.bot) pressing A/B through the same Pad."""
@@ -46,6 +50,9 @@ class CpuSeat:
 
     def fumbled(self, until_us, now_us):
         self.bot.fumbled(until_us, now_us)
+
+    def signal(self, now_us):
+        self.bot.signal(now_us)
 
     def poll(self, now_us, out):
         bot = self.bot
@@ -63,8 +70,3 @@ class CpuSeat:
 def level_name(level):
     """Menu level 1..3 -> the bot's level name."""
     return LEVEL_NAMES[level - 1]
-
-
-def cpu_seed(seed, player):
-    # Distinct, deterministic per game and seat (the replay then needs only the seed).
-    return ((seed * 2 + player) * 7919 + 104729) & 0x3FFFFFFF

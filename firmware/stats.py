@@ -12,6 +12,7 @@ class Stats:
         self.gap_ms = [0, 0]     # sum of gaps between consecutive plays, in ms
         self.gaps = [0, 0]
         self.fumbles = [0, 0]
+        self.false_starts = [0, 0]   # R44; counted like fumbles, not saved between rounds
         self._last = [None, None]
 
     def play(self, p, t):
@@ -29,6 +30,9 @@ class Stats:
 
     def fumble(self, p):
         self.fumbles[p] += 1
+
+    def false_start(self, p):
+        self.false_starts[p] += 1
 
     def new_stretch(self):
         self._last[0] = None

@@ -25,6 +25,7 @@ SPIT_AGAIN = ("NO PLAYS", "SPIT: A/B")     # R23
 WAITING = ("READY", "WAIT...")
 FUMBLE = "FUMBLE!"                         # R41; the bar under it runs out
 TOO_LATE = ("TOO", "LATE")
+FALSE_START = ("FALSE", "START!")          # R44: a slap before the signal
 INPUT_LOST = ("INPUT", "LOST!")
 BLANK = ("", "")
 

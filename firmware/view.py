@@ -412,9 +412,10 @@ class View:
             self._number(under, x + SLOT_W - 2, y + 8, 1, rot)
 
     # ---- the play screen --------------------------------------------------------------
-    def game(self, game, cursors, msgs, slap_bar=-1, info=None):
+    def game(self, game, cursors, msgs, slap_bar=-1, info=None, waiting=False):
         """Draw the table: stockpiles, spit stacks, piles, messages, info; in the slap
-        phase the banners and the piles' sizes. slap_bar: the slap time left
+        phase the piles' sizes, and the banners once the signal has come (R44: while
+        waiting is True the stockpiles stay). slap_bar: the slap time left
         (0..BAR_MAX; -1 outside the slap). info: None for the round and points, or a
         Message shown in both info corners (the attract mode). Redraws only regions
         whose content changed; returns True if anything was drawn."""
@@ -429,8 +430,8 @@ class View:
         keys = self._keys
         piles = game.piles
         npiles = len(piles)
-        slap = game.phase == "slap"
-        sizes = slap and npiles == 2
+        sizes = game.phase == "slap" and npiles == 2
+        slap = game.phase == "slap" and not waiting
         for p in (0, 1):
             if slap:
                 if keys[_BAND + p] != npiles:

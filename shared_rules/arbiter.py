@@ -64,8 +64,12 @@ class Arbiter:
     def pending(self):
         return len(self._queue)
 
-    def press(self, action, t_us):
-        self._queue.append([t_us, self._seq, action, self.game.why_not(action) is None])
+    def press(self, action, t_us, bound_us=0):
+        """Queue an action touched at t_us. bound_us: how far the stamp may be from the
+        true touch (R43: a linked peer's stamp converted to this clock); presses of the
+        two players whose stamps are no further apart than either's bound are a tie."""
+        self._queue.append([t_us, self._seq, action, self.game.why_not(action) is None,
+                            bound_us])
         self._seq += 1
 
     def settle(self, now_us):
@@ -86,7 +90,7 @@ class Arbiter:
         i = 0
         while i < len(due):
             k = i + 1
-            while k < len(due) and due[k][0] == due[i][0]:
+            while k < len(due) and _same_instant(due[k - 1], due[k]):
                 k += 1
             group = due[i:k]
             if k - i > 1 and _both_players(group):
@@ -98,7 +102,9 @@ class Arbiter:
         return results
 
     def _apply(self, e, results, tie_loser=False):
-        t, _, action, was_legal = e
+        t = e[0]
+        action = e[2]
+        was_legal = e[3]
         game = self.game
         legal = game.why_not(action) is None
         covered = None
@@ -171,6 +177,13 @@ class Arbiter:
             loser = _player(e[2]) == 1 - first and was
             self._apply(e, results, tie_loser=loser)
         game.tie_priority = 1 - first
+
+
+def _same_instant(a, b):
+    """Queue entries a, b (b touched no earlier) at one instant: equal stamps (R21), or
+    within the bound of a stamp converted from a linked peer's clock (R43)."""
+    d = ticks_diff(b[0], a[0])
+    return d == 0 or (d <= a[4] or d <= b[4])
 
 
 def _index(x, n):

@@ -29,6 +29,11 @@ with shared_rules.arbiter.ticks_diff):
         One of its presses was a fumble (RULES.md R41): its buttons are dead until
         until_us. It drops its plan, looks again a reaction later and presses nothing
         before until_us.
+    bot.awaits_signal = True
+        The device shows a slap signal (R44): in the slap phase it waits for it, as a
+        person does, instead of slapping on sight.
+    bot.signal(now_us)
+        The slap signal shows from now_us: it slaps a reaction later.
 
 In the app, one frame (the bot's presses join the human's drained button events, and
 everything is fed before the arbiter settles):
@@ -59,11 +64,12 @@ the play (onto the pile with the better follow-up), the fill or the flip. If at 
 it sees that the pile or stockpile of its planned move changed, it drops the plan and
 plans again; a press that lands before it has seen the change goes ahead and may lose
 the race (the arbiter says "beaten"), as a person's would. In "ready" it says Spit
-(either button); in "slap" it slaps the smaller pile (A = its left pile, B = its right).
+(either button); in "slap" it slaps the smaller pile (A = its left pile, B = its right),
+a reaction after the slap signal when the device shows one (R44).
 Easy (and rarely normal) players miss plays (look again later) and press the wrong
 button; a wrong B that fits nowhere is a fumble they pay for. A bot that plays its last
 stockpile card slaps a reaction later without waiting to see the slap phase (it knows
-the round ends with its card). The "masher" level reads nothing: it presses B, then A,
+the round ends with its card), unless it waits for a signal. The "masher" level reads nothing: it presses B, then A,
 each four times a second, whatever is on the table (the simulation's measure of whether
 looking beats pressing blindly).
 """
@@ -93,6 +99,9 @@ _TABLE = (
     # table (the strategy the fumble, R41, is there to beat). A finger keeps no perfect
     # time: each gap varies by step_sd (perfect time would lock to a fumble time that
     # is a multiple of its period). It looks at nothing, so mu..follow are never used.
+    # The simulation's careful player: normal's speed and eyes, but one press in twenty
+    # on the wrong button (what the fumble costs an honest player, R41). Not in the menu.
+    ("careful", 190000, 35000,  60000, 130000, 185000, 35000, 110000,   10,   50,    1,      0),
     ("masher",      0,     0,      0,      0,      0, 15000,      0,    0,    0,    0, 250000),
 )
 LEVELS = {}
@@ -100,7 +109,16 @@ for _row in _TABLE:
     LEVELS[_row[0]] = dict(zip(_FIELDS, _row[1:]))
 LEVEL_NAMES = ("easy", "normal", "hard")     # the menu's CPU levels 1-3
 MASHER = "masher"
-ALL_LEVELS = LEVEL_NAMES + (MASHER,)         # every level the simulation can seat
+CAREFUL = "careful"
+ALL_LEVELS = LEVEL_NAMES + (CAREFUL, MASHER)  # every level the simulation can seat
+
+
+
+def bot_seed(seed, seat):
+    """The seed of the CPU player in `seat` for seed `seed` (deterministic, distinct per
+    seat; a small int on the device)."""
+    return ((seed * 2 + seat) * 7919 + 104729) & 0x3FFFFFFF
+
 
 # Cost of a move in quarter cursor steps, before its distance: plays first (they are
 # races), then flips (manual_flip), then fills (they only turn a card up).
@@ -243,6 +261,8 @@ class Bot:
         self._mash = self.lv["mash"]
         self._mash_t = None      # a masher's next press
         self._mash_b = B
+        self.awaits_signal = False
+        self._signal_round = None  # the round whose slap signal it has seen (R44)
         # Counters, for tests and the simulation.
         self.presses = 0
         self.looks = 0
@@ -279,6 +299,17 @@ class Bot:
         if self._mash:
             return
         self._dead = until_us
+        if self._plan is not None and self._plan[_P_KIND] == "move":
+            self.dropped += 1
+        self._plan = None
+        self._look = ticks_add(now_us, self.reaction())
+
+    def signal(self, now_us):
+        """The slap signal (R44) shows from now_us: it slaps a reaction later (a masher
+        sees nothing and keeps pressing)."""
+        if self._mash or self.game is None:
+            return
+        self._signal_round = self.game.round
         if self._plan is not None and self._plan[_P_KIND] == "move":
             self.dropped += 1
         self._plan = None
@@ -390,6 +421,8 @@ class Bot:
             if not g.said[p]:
                 self._start(["spit", -1, None, -1, -1, phase, g.round, t])
         elif phase == SLAP:
+            if self.awaits_signal and self._signal_round != g.round:
+                return                      # R44: nothing before the signal
             j = smaller_pile(g)
             self._start(["slap", j, None, -1, -1, phase, g.round, t])
         elif phase == PLAY:
@@ -456,7 +489,8 @@ class Bot:
                 self.cursor = next_stockpile(g, p, self.cursor)
         self._last_t = t
         self.presses += 1
-        if done and kind == "move" and self._last_card(plan[_P_ACTION]):
+        if done and kind == "move" and not self.awaits_signal and \
+                self._last_card(plan[_P_ACTION]):
             # Its last stockpile card: it knows the round ends with it (R24) and the
             # slap comes (R25), so it slaps a reaction later without waiting to see
             # the slap phase and planning afresh, at the pile that will be smaller.

@@ -10,8 +10,7 @@
 # DOWN flips.
 
 from shared_rules.cards import adjacent
-from shared_rules.game import PLAY, READY, SLAP, STOCKPILES, NOT_NOW
-from shared_rules.arbiter import BEATEN, ticks_diff
+from shared_rules.game import PLAY, READY, SLAP, STOCKPILES
 
 A = 0
 B = 1
@@ -22,57 +21,6 @@ DOWN = 5
 
 TWO_BUTTON = 2
 SIX_BUTTON = 6
-
-# The fumble (RULES.md R41) is the device's conduct, not a rule of the cards; it is
-# here, beside what a press means, so that the firmware app and the self-play
-# simulation (which must measure the game the device plays) share one definition.
-FUMBLE_US = 500000        # the default fumble time: R41's 0.5 s
-_FUMBLE_VERBS = ("play", "fill", "flip")
-
-
-def is_fumble(action, reason):
-    """R41: was this settled action a fumble? A play, fill or flip the rules refused
-    during play. Never a lost race ("beaten", R20: it fitted when pressed), never a
-    press the phase had moved past ("not now"), never the cursor, Spit! or a slap."""
-    return (reason is not None and reason != BEATEN and reason != NOT_NOW and
-            action[0] in _FUMBLE_VERBS)
-
-
-class Fumbles:
-    """Both players' fumbles (R41): a fumble at touch stamp t leaves that player's
-    buttons dead from t for `us` microseconds (0: fumbles are off)."""
-
-    def __init__(self, us=FUMBLE_US):
-        self.us = us
-        self.start = [None, None]
-        self.count = [0, 0]
-
-    def settled(self, action, t, reason):
-        """Note a settled action; True if it was a fumble that starts a dead time."""
-        if self.us <= 0 or not is_fumble(action, reason):
-            return False
-        p = action[1]
-        self.start[p] = t
-        self.count[p] += 1
-        return True
-
-    def dead(self, p, t):
-        """Are player p's buttons dead for a press touched at t?"""
-        s = self.start[p]
-        if s is None:
-            return False
-        d = ticks_diff(t, s)
-        return 0 <= d < self.us
-
-    def left_us(self, p, now):
-        """How long player p's buttons stay dead after now (0: live)."""
-        s = self.start[p]
-        if s is None:
-            return 0
-        d = ticks_diff(now, s)
-        if d < 0 or d >= self.us:
-            return 0
-        return self.us - d
 
 
 def pile_on_left(game, p):

@@ -4,8 +4,12 @@
 #   spit-replay 1
 #   seed 42
 #   rules points=0 manual_flip=0 target=100
-#   fumble 500                    the device's fumble time in ms (R41); a replay
-#                                 without this line was recorded before it: 0
+#   conduct fumble=500 repeat=3000 cap=4 signal=1 signal_min=600 signal_max=1500
+#           ignore=400 limit=3000     the device's conduct (R41, R44, R26; one line,
+#                                 shared_rules.conduct), every parameter in ms
+#   fumble 500                    instead of a conduct line, in a replay recorded
+#                                 before R41's escalation and R44: a flat fumble of
+#                                 that many ms, no signal; with neither line: no fumble
 #   press 1200345 play 0 2 1      an action touched at t_us (rules-level replays)
 #   settle 1202345                the arbiter settled at now_us
 #   button 1200345 0 1 1          a button event: t_us player button down(0/1)
@@ -14,6 +18,7 @@
 # Blank lines and lines starting with '#' are ignored.
 
 from shared_rules.game import Rules
+from shared_rules.conduct import Conduct
 
 MAGIC = "spit-replay"
 VERSION = 1
@@ -48,10 +53,16 @@ class Replay:
     def __init__(self, seed=0, rules=None, records=None):
         self.seed = seed
         self.rules = rules if rules is not None else Rules()
-        self.fumble_ms = None     # the device's fumble time (R41), if it recorded one
+        self.conduct = None       # the device's conduct (R41, R44), if it recorded one
         # Each record is a tuple: ("press", t, action), ("settle", t),
         # ("button", t, player, button, down), ("frame", t).
         self.records = records if records is not None else []
+
+    def played_conduct(self):
+        """The conduct this game was played under (R40: a replay plays under it): its
+        conduct line; with none, a recording from before any of it: no fumble, no
+        signal."""
+        return self.conduct if self.conduct is not None else Conduct.legacy(0)
 
     def press(self, t_us, action):
         self.records.append(("press", t_us, tuple(action)))
@@ -67,7 +78,7 @@ class Replay:
 
     def __eq__(self, other):
         return (isinstance(other, Replay) and self.seed == other.seed and
-                self.rules == other.rules and self.fumble_ms == other.fumble_ms and
+                self.rules == other.rules and self.conduct == other.conduct and
                 self.records == other.records)
 
     def format(self):
@@ -77,8 +88,8 @@ class Replay:
             "seed %d" % self.seed,
             "rules points=%d manual_flip=%d target=%d" % (r.points, r.manual_flip, r.target),
         ]
-        if self.fumble_ms is not None:
-            lines.append("fumble %d" % self.fumble_ms)
+        if self.conduct is not None:
+            lines.append(self.conduct.format())
         for rec in self.records:
             kind = rec[0]
             if kind == "press":
@@ -130,7 +141,13 @@ def _parse_line(rp, line, seen_magic):
         ms = _int(parts[1], "fumble")
         if not 0 <= ms <= 60000:
             raise ValueError("fumble time %d ms is not 0 .. 60000" % ms)
-        rp.fumble_ms = ms
+        if rp.conduct is not None:
+            raise ValueError("a second conduct line")
+        rp.conduct = Conduct.legacy(ms)
+    elif head == "conduct":
+        if rp.conduct is not None:
+            raise ValueError("a second conduct line")
+        rp.conduct = Conduct.parse(parts[1:])
     elif head == "press" and len(parts) >= 3:
         rp.records.append(("press", _tick(parts[1]), parse_action(" ".join(parts[2:]))))
     elif head in ("settle", "frame") and len(parts) == 2:

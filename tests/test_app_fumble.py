@@ -13,7 +13,7 @@ from shared_rules.cards import card
 from shared_rules.game import (ALREADY_SAID, NO_FIT, NOT_EMPTY, NOT_NOW, ALREADY_UP,
                                Rules)
 from shared_rules.arbiter import BEATEN
-from shared_rules.pad import is_fumble, Fumbles
+from shared_rules.conduct import is_fumble, Fumbles, Conduct
 from shared_rules import selfplay
 from tests.helpers import layout, shoot_recorded_frames
 
@@ -161,7 +161,7 @@ def test_r41_the_time_is_a_menu_option_kept_in_the_settings():
     r.frames(1)
     app = r.app
     names = []
-    r.menu(["A", "A", "A"])                        # to FUMBLE
+    r.menu(["A", "A", "A", "A"])                   # to FUMBLE
     for _ in range(7):
         names.append(app.menu_text(app.menu_items()[app.title.sel]))
         r.menu(["B"])                              # the next time
@@ -177,7 +177,7 @@ def test_r41_the_time_is_a_menu_option_kept_in_the_settings():
     # A file saved before the fumble existed still loads: the missing key is the default.
     old = {"v": 1, "settings": {"mode": 2, "points": 1, "flip": 0, "sound": 1}, "game": None}
     r3 = Rig(framebuf, storage=MemoryStorage(json.dumps(old)))
-    assert r3.app.settings == dict(old["settings"], fumble=savegame.FUMBLE_MS)
+    assert r3.app.settings == dict(old["settings"], fumble=savegame.FUMBLE_MS, signal=1)
     assert r3.app.note == ""
     bad = dict(old, settings=dict(old["settings"], fumble=-5))
     assert savegame.unpack(bad)[2] == "SETTINGS RESET"
@@ -203,7 +203,7 @@ def test_r41_presses_during_a_fumble_are_recorded_and_the_replay_is_exact():
     r2 = Rig(framebuf, inp=inp)
     records = list(app.replay.records)
     r2.app.start_game(app.replay.seed, app.replay.rules, (None, None), records[0][1],
-                      fumble_ms=app.replay.fumble_ms)
+                      conduct=app.replay.conduct)
     n = 0
     for rec in records[1:]:
         if rec[0] == "button":
@@ -249,5 +249,5 @@ def test_r41_the_easy_cpu_pays_for_its_mistakes_and_waits_them_out():
 def test_r41_the_simulation_plays_the_same_fumble():
     st = selfplay.play(3, ("easy", "masher"))
     assert st["fumbles"] > 10 and st["dead"] > st["fumbles"] and not st["violations"]
-    off = selfplay.play(3, ("easy", "masher"), fumble_us=0)
+    off = selfplay.play(3, ("easy", "masher"), conduct=Conduct(0))
     assert off["fumbles"] == 0 and off["dead"] == 0 and not off["violations"]

@@ -7,6 +7,9 @@ import pytest
 from desktop_emulator import framebuf
 from firmware import app as A
 from firmware.fakeports import Rig, ScriptInput
+from firmware.screens.summary import lines as summary_lines
+from firmware.view import BAR_MAX
+from shared_rules.arbiter import ticks_diff
 from shared_rules.cards import card
 from shared_rules.game import Rules
 from tests.helpers import all_cards, layout
@@ -42,23 +45,25 @@ def test_menu_a_moves_b_chooses_and_start_uses_the_settings():
     r.frames(1)
     assert app.screen == A.TITLE
     assert [app.menu_text(i) for i in app.menu_items()] == [
-        "2 PLAYERS", "STANDARD GAME", "AUTO FLIP", "FUMBLE 0.5 S", "SOUND ON",
-        "HOW TO PLAY", "START"]
-    r.menu(["B", "B"])                       # mode: 2 players -> CPU easy -> CPU normal
-    r.menu(["A", "B", "A", "B", "A", "B", "A", "B"])   # points, manual flip, fumble, sound
-    assert app.settings == {"mode": 2, "points": 1, "flip": 1, "sound": 0, "fumble": 1000}
-    assert app.menu_text(app.menu_items()[3]) == "FUMBLE 1 S"
-    r.menu(["A"] * 7)                        # seven items: A wraps round to the same one
-    assert app.title.sel % 7 == 4
+        "START", "2 PLAYERS", "STANDARD GAME", "AUTO FLIP", "FUMBLE 0.5 S",
+        "SLAP SIGNAL ON", "SOUND ON", "HOW TO PLAY"]
+    r.menu(["A", "B", "B"])                  # mode: 2 players -> CPU easy -> CPU normal
+    # points, manual flip, fumble, slap signal, sound
+    r.menu(["A", "B", "A", "B", "A", "B", "A", "B", "A", "B"])
+    assert app.settings == {"mode": 2, "points": 1, "flip": 1, "sound": 0, "fumble": 1000,
+                            "signal": 0}
+    assert app.menu_text(app.menu_items()[4]) == "FUMBLE 1 S"
+    r.menu(["A"] * 8)                        # eight items: A wraps round to the same one
+    assert app.title.sel % 8 == 6
     # Walk to START and choose it.
-    while app.menu_text(app.menu_items()[app.title.sel % 7]) != "START":
+    while app.menu_text(app.menu_items()[app.title.sel % 8]) != "START":
         r.menu(["A"])
     r.menu(["B"])
     assert app.screen == A.GAME
     g = app.game
     assert g.rules.points and g.rules.manual_flip
     assert app.cpu == [None, 2] and not app.seats[1].human
-    assert app.table.fumbles.us == 1000000
+    assert app.table.fumbles.us == 1000000 and app.conduct.signal == 0
     saved = r.storage.load()
     assert saved["settings"]["mode"] == 2 and saved["game"] is not None
     assert saved["settings"]["fumble"] == 1000
@@ -67,9 +72,9 @@ def test_menu_a_moves_b_chooses_and_start_uses_the_settings():
 def test_sound_off_plays_nothing():
     r = rig()
     r.frames(1)
-    r.menu(["A", "A", "A", "A", "B"])        # sound off
+    r.menu(["U", "U", "B"])                  # sound off
     n = len(r.sound.played)
-    r.menu(["A", "A", "B"])                  # START
+    r.menu(["U", "U", "U", "U", "U", "U", "B"])   # START
     r.add_bots(("hard", "hard"), seed=2)
     r.frames(600)
     assert len(r.sound.played) == n
@@ -230,10 +235,16 @@ def slap_table():
                   hands=("", ""))
 
 
+def to_signal(r):
+    """Step until the slap signal (R44) shows: before it the time limit does not run."""
+    assert r.app.game.phase == "slap" and r.app.table.slap_bar == -1
+    r.until(lambda a: a.table.signalled)
+
+
 def go_to_slap(r):
     start(r, slap_table())
     r.tap(0, "B", frames=2)
-    assert r.app.game.phase == "slap"
+    to_signal(r)
     assert r.app.table.slap_bar > 0           # the banner's time limit is running
 
 
@@ -279,7 +290,7 @@ def test_a_slap_touched_before_the_limit_beats_the_limit():
     r = rig()
     go_to_slap(r)
     app = r.app
-    deadline = app.table.slap_deadline
+    deadline = app.table.deadline
     # Touched 1 ms before the limit, but it reaches the app a frame after the limit.
     r.clock.now = deadline + 20 * MS
     r.inp.press(deadline - 1 * MS, 1, "B")    # player 1's right pile: pile 0
@@ -295,6 +306,7 @@ def test_single_pile_stall_with_equal_counts_is_decided_by_a_slap():
     r.tap(0, "B", frames=2)
     app = r.app
     assert app.game.phase == "slap" and len(app.game.piles) == 1
+    to_signal(r)
     r.tap(1, "A", frames=2)
     lr = app.game.last_round
     assert lr["out"] == 1 and lr["took"] == [2, 0]
@@ -420,6 +432,7 @@ def test_input_port_without_a_list_argument_still_works():
     r.app.ports.input = OldInput(r.clock)
     r.inp = r.app.ports.input
     r.frames(1)
+    r.tap(0, "A", frames=2)                      # from START to the mode
     r.tap(0, "B", frames=2)                      # "2 PLAYERS" -> "VS CPU EASY"
     assert r.app.settings["mode"] == 1
 
@@ -433,7 +446,7 @@ def test_settings_are_saved_when_changed_and_keep_the_resumable_game():
     r.app.to_title(r.clock.now)                # e.g. quit from the pause menu
     r.frames(2)
     assert r.app.menu_text(r.app.menu_items()[0]) == "CONTINUE ROUND 1"
-    r.menu(["A", "A", "A", "A", "A", "B"])      # SOUND: off
+    r.menu(["A"] * 7 + ["B"])                   # SOUND: off (after CONTINUE, START ...)
     d = r.storage.load()
     assert d["settings"]["sound"] == 0
     assert d["game"] == boundary
@@ -480,3 +493,66 @@ def test_default_settings_can_be_chosen_by_the_host_and_are_checked():
     assert app.settings["mode"] == 3 and app.settings["points"] == 1
     with pytest.raises(ValueError):
         App(Ports(r.inp, r.app.ports.display), defaults={"mode": 9})
+
+
+# ---- the slap signal on the screen (R44) ----------------------------------------------
+def banner_lit(r, p=0):
+    """How many pixels of player p's band are lit (the SLAP! banner is mostly lit)."""
+    from firmware.view import HALF_Y, HALF_H
+    buf = r.disp.buf
+    n = 0
+    for y in range(HALF_Y, HALF_Y + HALF_H - 3):
+        yy = y if p == 0 else 63 - y
+        for x in range(128):
+            n += (buf[(yy >> 3) * 128 + x] >> (yy & 7)) & 1
+    return n
+
+
+def test_r44_the_table_waits_then_slap_shows_and_sounds_and_the_bar_starts_there():
+    r = rig()
+    start(r, slap_table())
+    r.tap(0, "B", frames=2)
+    app = r.app
+    tb = app.table
+    assert app.game.phase == "slap" and not tb.signalled
+    waiting = banner_lit(r)
+    assert "slap-now" not in r.sound.played and tb.slap_bar == -1
+    r.until(lambda a: a.table.signalled)
+    assert r.clock.now - tb.signal_t < 40 * MS                  # the first frame after it
+    assert r.sound.played[-1] == "slap-now"
+    assert banner_lit(r) > 3 * waiting and banner_lit(r, 1) > 3 * waiting   # both banners
+    assert tb.slap_bar == BAR_MAX or tb.slap_bar == BAR_MAX - 1   # the bar starts full
+
+
+def test_r44_a_false_start_is_shown_on_that_players_side_and_said_in_the_summary():
+    r = rig()
+    start(r, slap_table())
+    r.tap(0, "B", frames=2)
+    app = r.app
+    t_end = app.table.end_t
+    r.inp.press(t_end + 100 * MS, 0, "A")          # too soon: ignored
+    r.clock.now = t_end + 500 * MS
+    r.frames(1)
+    assert app.game.phase == "slap" and app.stats.false_starts == [0, 0]
+    r.inp.press(t_end + 520 * MS, 1, "A")          # player 1, before the signal
+    r.frames(2)
+    assert app.screen == A.SUMMARY and app.stats.false_starts == [0, 1]
+    assert app.msgs[1].l1 == "FALSE" and app.msgs[1].inv
+    lr = app.game.last_round
+    assert lr["took"][1] == 3 and lr["took"][0] == 1      # the larger pile (7S 6S 5C)
+    notes = app.screens[A.SUMMARY].notes
+    assert notes == ["THEY FALSE STARTED", "YOU FALSE STARTED"]
+    assert summary_lines(app.game, 1, notes[1])[0] == "ROUND 1: YOU FALSE STARTED"
+
+
+def test_r44_the_cpu_slaps_a_reaction_after_the_signal_never_before():
+    r = rig()
+    start(r, slap_table(), cpu=(None, 3))
+    r.tap(0, "B", frames=2)
+    app = r.app
+    sig = app.table.signal_t
+    r.until(lambda a: a.screen != A.GAME)
+    slaps = [rec for rec in app.replay.records if rec[0] == "button" and rec[2] == 1
+             and rec[4] == 1]
+    assert slaps and ticks_diff(slaps[0][1], sig) >= 100 * MS    # a hard CPU's rt_min
+    assert app.stats.false_starts == [0, 0]

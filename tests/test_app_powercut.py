@@ -27,7 +27,7 @@ def play(fs, stop_frame=None):
     frames = 0
     try:
         r.frames(2)
-        r.menu(["A", "B"] + ["A"] * 5 + ["B"])     # points game, START
+        r.menu(["A", "A", "B", "U", "U", "B"])     # points game, START
         r.add_bots(("hard", "normal"), seed=SEED)
         while r.app.screen != A.OVER_SCREEN:
             if stop_frame is not None and frames >= stop_frame:

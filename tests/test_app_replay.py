@@ -12,6 +12,7 @@ from firmware import app as A
 from firmware.fakeports import Rig, ReplayInput
 from firmware.records import PackedRecords
 from shared_rules.game import Rules
+from shared_rules.conduct import Conduct
 from shared_rules.replay import Replay, parse
 from tests.helpers import ROOT, MICROPYTHON, run_micropython, shoot_recorded_frames
 
@@ -22,7 +23,7 @@ def record(seed, rules, cpu, via_menu=False):
     app = r.app
     r.frames(2)
     if via_menu:
-        r.menu(["B"] * (cpu[1] or 0) + ["A"] * 6 + ["B"])       # ... START
+        r.menu(["A"] + ["B"] * (cpu[1] or 0) + ["U", "B"])       # mode ... START
     else:
         app.start_game(seed, rules, cpu, r.clock.now)
     assert app.screen == A.GAME
@@ -87,11 +88,14 @@ def test_replay_text_round_trip():
     back = parse(text)
     assert back.seed == rp.seed and back.rules == rp.rules
     assert rp.records == back.records
-    assert back.fumble_ms == rp.fumble_ms == 500           # the default (R41)
+    # The conduct it was played under, every parameter (R41, R44): the defaults.
+    assert back.conduct == rp.conduct == Conduct()
     same = Replay(rp.seed, rp.rules, list(rp.records))
-    assert back != same                       # the fumble time is part of the game
-    same.fumble_ms = 500
+    assert back != same                       # the conduct is part of the game
+    same.conduct = Conduct()
     assert back == same
+    same.conduct = Conduct(signal=0)
+    assert back != same
     r2, _ = replay_into(back)
     assert r2.app.game.snapshot() == r.app.game.snapshot()
 

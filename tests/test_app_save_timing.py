@@ -46,6 +46,7 @@ def test_no_save_in_the_frame_of_the_deciding_slap_nor_while_the_loser_can_land(
     r.frames(1)
     r.tap(0, "B", frames=2)
     assert r.app.game.phase == "slap"
+    r.until(lambda a: a.table.signalled)          # R44: slaps count from the signal
     before = len(st.at)
     # The two slaps close together: player 1 first, player 0 40 ms later, both in
     # the same frame (the frame that decides the slap).

@@ -335,7 +335,7 @@ def test_a_long_game_records_whole_beyond_the_devices_limit(tmp_path):
     # emulator lifts the cap, so a long easy-vs-easy game still replays to its end.
     rec = tmp_path / "long.txt"
     out = io.StringIO()
-    assert cli.main(["--headless", "--p0", "easy", "--p1", "easy", "--seed", "7",
+    assert cli.main(["--headless", "--p0", "easy", "--p1", "easy", "--seed", "18",
                      "--record", str(rec), "--print-state"], stdout=out) == 0
     text = rec.read_text()
     from firmware.app import RECORD_LIMIT

@@ -5,7 +5,8 @@ import pytest
 
 from shared_rules.cards import card
 from shared_rules.game import NO_FIT, OVER, PLAY, READY, SAME_SLOT, SLAP, Game, Rules
-from shared_rules.pad import (A, B, DOWN, LEFT, RIGHT, SIX_BUTTON, TWO_BUTTON, UP, Fumbles,
+from shared_rules.conduct import Fumbles
+from shared_rules.pad import (A, B, DOWN, LEFT, RIGHT, SIX_BUTTON, TWO_BUTTON, UP,
                               Pad, best_play, first_empty, follow_ups, main_action,
                               next_stockpile, pile_on_left)
 from shared_rules.rng import Rng

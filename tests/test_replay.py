@@ -1,5 +1,7 @@
 """The replay format: text round trip, clear errors, and rules-level playback."""
 import pytest
+
+from shared_rules.conduct import Conduct
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -100,8 +102,11 @@ def test_a_button_record_stores_down_as_0_or_1_and_reads_back():
 @pytest.mark.parametrize("ms", [0, 1, 500, 60000])
 def test_r41_a_fumble_time_from_0_off_to_60_s_is_read(ms):
     rp = parse("spit-replay 1\nseed 1\nfumble %d\n" % ms)
-    assert rp.fumble_ms == ms
-    assert "fumble %d\n" % ms in rp.format()
+    # A recording from before R41's escalation and R44: a flat fumble, no signal.
+    assert rp.conduct == Conduct.legacy(ms) == rp.played_conduct()
+    assert rp.conduct.fumble_us == ms * 1000 and rp.conduct.repeat_us == 0
+    assert rp.conduct.signal == 0
+    assert parse(rp.format()) == rp
 
 
 @pytest.mark.parametrize("ms", [-1, 60001])
@@ -113,7 +118,8 @@ def test_r41_a_fumble_time_outside_0_to_60_s_is_refused_naming_the_line(ms):
 
 def test_a_replay_without_a_fumble_line_has_no_fumble_time():
     rp = parse("spit-replay 1\nseed 1\n")
-    assert rp.fumble_ms is None and "fumble" not in rp.format()
+    assert rp.conduct is None and "conduct" not in rp.format()
+    assert rp.played_conduct() == Conduct.legacy(0)
 
 
 def test_r19_run_settles_a_press_once_the_device_window_of_2000_us_has_passed():

@@ -1,5 +1,5 @@
 """The players' pages in the repository: docs/RULES.md holds every rule and ruling
-(R1-R42) that the tests and the messages cite, docs/HOW_TO_PLAY.md is one page for
+(R1-R44) that the tests and the messages cite, docs/HOW_TO_PLAY.md is one page for
 players and teachers, and the README points to both, never outside the repository.
 The rules keep getting rulings in the project's authoritative RULES.md beside the
 repository (../shared): every R-number there must be on the players' page and have a
@@ -38,7 +38,7 @@ def shared_rules():
 
 def test_every_rule_of_the_shared_rules_is_on_the_players_page():
     want = shared_rules()
-    assert len(want) >= 42
+    assert len(want) >= 44
     have = stated(PAGE.read_text())
     assert [n for n in want if n not in have] == []
 
@@ -49,13 +49,13 @@ def test_every_rule_of_the_shared_rules_has_a_test_named_after_it():
     assert [n for n in want if n not in named] == []
 
 
-def test_the_players_page_states_r1_to_r42_in_order():
+def test_the_players_page_states_r1_to_r44_in_order():
     text = PAGE.read_text()
     nums = stated(text)
-    assert nums == list(range(1, 43))
+    assert nums == list(range(1, 45))
     order = [int(a or b) for a, b in STATED.findall(text)]
     assert order == sorted(order)
-    for n in range(1, 43):
+    for n in range(1, 45):
         assert n in _rule_tests(), "no test_r%d_..." % n
 
 

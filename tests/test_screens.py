@@ -162,7 +162,7 @@ def test_how_to_play_pages_from_the_menu_in_the_devices_words():
         r.menu(["B"])
     assert seen == list(range(len(howto.PAGES))) and app.screen == A.TITLE
     assert app.screens[A.HOWTO] is None                       # unloaded with its words
-    r.menu(["A"] * 5 + ["B", "B", "A", "A"])           # in, a page on, back, back out
+    r.menu(["A"] * 7 + ["B", "B", "A", "A"])           # in, a page on, back, back out
     assert app.screen == A.TITLE
 
 

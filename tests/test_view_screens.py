@@ -96,7 +96,7 @@ def test_every_screen_draws_inside_the_screen_with_allowed_calls():
     seen = set()
     rig.frames(2)
     seen.add(app.screen)
-    rig.menu(["B", "A", "B", "A", "B", "A", "A", "A", "A", "B"])   # CPU easy, points, manual flip
+    rig.menu(["A", "B", "A", "B", "A", "B", "U", "U", "U", "B"])   # CPU easy, points, manual flip
     assert app.screen == GAME and app.game.rules.points and app.game.rules.manual_flip
     rig.add_bots(("hard", "hard"), seed=3, players=(0,))
     phases = set()

@@ -89,7 +89,7 @@ def bench(seed, games, out=print):
         app = App(Ports(inp, disp, fp.LogSound(False), fp.MemoryStorage()), now_us=clock.now)
         hand = fp.BotHand(app, 0, "hard", s * 31 + 7, inp)
         fp.run(app, clock, 3)
-        fp.press_menu(app, clock, inp, ["B", "B", "B"] + ["A"] * 6 + ["B"])   # CPU hard, START
+        fp.press_menu(app, clock, inp, ["A", "B", "B", "B", "U", "B"])   # CPU hard, START
         if app.screen != GAME:
             raise SystemExit("menu did not start a game")
         arb = None

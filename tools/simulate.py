@@ -7,11 +7,16 @@ Pad -> Arbiter -> Game on a simulated clock (shared_rules/selfplay.py), no rende
     python tools/simulate.py --rules points         # the points variant
     python tools/simulate.py --fumble-ms 0          # the fumble (R41) turned off
     python tools/simulate.py --fumble-ms 1250       # another of the menu's fumble times
+    python tools/simulate.py --flat-fumble --no-signal   # the conduct before R41's
+                                                    # escalation and R44's signal
 
-Every game is played with the device's fumble (R41) at its default time (0.5 s)
-unless --fumble-ms says otherwise. The "masher" level reads nothing and presses B and A
-four times a second each: the pairings (easy, masher) and (normal, masher) measure
-whether looking beats pressing blindly.
+Every game is played with the device's conduct at its defaults: the fumble (R41) of
+0.5 s, doubling for a repeated one up to 2 s, and the slap signal (R44), unless the
+options say otherwise. The "masher" level reads nothing and presses B and A four times
+a second each: the pairings (easy, masher) and (normal, masher) measure whether looking
+beats pressing blindly. The "careful" player has normal's speed but presses the wrong
+button once in twenty: (careful, normal) measures what the conduct costs an honest
+player (its dead seconds a minute).
 
 Game g of a pairing a-b is seed first_seed + g; level a sits in seat 0 for even seeds
 and seat 1 for odd ones, so a seed and a pairing name one game exactly. Any broken
@@ -32,18 +37,18 @@ if ROOT not in sys.path:
 
 from shared_rules.bot import ALL_LEVELS, LEVEL_NAMES  # noqa: E402
 from shared_rules.game import Rules  # noqa: E402
-from shared_rules.pad import FUMBLE_US  # noqa: E402
+from shared_rules.conduct import Conduct, FUMBLE_US  # noqa: E402
 from shared_rules.selfplay import play, summary  # noqa: E402
 
 PAIRINGS = (("hard", "normal"), ("normal", "easy"), ("hard", "easy"),
             ("hard", "hard"), ("normal", "normal"), ("easy", "easy"),
-            ("easy", "masher"), ("normal", "masher"))
+            ("easy", "masher"), ("normal", "masher"), ("careful", "normal"))
 # The targets: (a, b, lowest a win rate, highest a win rate). The levels must stay
 # apart and equal levels even; looking must beat pressing blindly.
 TARGETS = (("hard", "normal", 0.70, 1.0), ("normal", "easy", 0.70, 1.0),
            ("hard", "hard", 0.40, 0.60), ("normal", "normal", 0.40, 0.60),
            ("easy", "easy", 0.40, 0.60),
-           ("easy", "masher", 0.80, 1.0), ("normal", "masher", 0.95, 1.0))
+           ("easy", "masher", 0.88, 1.0), ("normal", "masher", 0.94, 1.0))
 MINUTES_EQUAL = (2.0, 10.0)      # mean simulated minutes of a standard equal game
 US_PER_MIN = 60000000
 
@@ -71,12 +76,20 @@ def seats(pairing, seed):
     return (a, b) if seed % 2 == 0 else (b, a)
 
 
+def make_conduct(args):
+    fumble_us = args.fumble_ms * 1000
+    if args.flat_fumble:
+        return Conduct(fumble_us, 0, signal=not args.no_signal)
+    return Conduct(fumble_us, signal=not args.no_signal)
+
+
 def run_one(task):
     """Worker: one game. task = (pairing index, a, b, seed, points, manual_flip,
-    fumble_us)."""
-    k, a, b, seed, points, manual, fumble_us = task
+    conduct line)."""
+    k, a, b, seed, points, manual, conduct = task
     lv = seats((a, b), seed)
-    st = play(seed, lv, Rules(points=points, manual_flip=manual), fumble_us=fumble_us)
+    st = play(seed, lv, Rules(points=points, manual_flip=manual),
+              conduct=Conduct.parse(conduct.split()[1:]))
     a_seat = 0 if seed % 2 == 0 else 1
     return k, seed, lv, a_seat, st
 
@@ -89,6 +102,10 @@ def reproduce_cmd(pairing, seed, args):
         cmd += " --manual-flip"
     if args.fumble_ms != FUMBLE_US // 1000:
         cmd += " --fumble-ms %d" % args.fumble_ms
+    if args.flat_fumble:
+        cmd += " --flat-fumble"
+    if args.no_signal:
+        cmd += " --no-signal"
     return cmd
 
 
@@ -102,6 +119,7 @@ def aggregate(pairing, games):
     a_wins = b_wins = draws = 0
     rounds = us = races = ties = stalls = plays = fumbles = 0
     a_plays = b_plays = a_fumbles = b_fumbles = a_slaps = b_slaps = 0
+    a_dead = b_dead = a_false = b_false = 0
     minutes = []
     for a_seat, st in games:
         b_seat = 1 - a_seat
@@ -111,6 +129,10 @@ def aggregate(pairing, games):
         b_fumbles += st["fumbles%d" % b_seat]
         a_slaps += st["slaps%d" % a_seat]
         b_slaps += st["slaps%d" % b_seat]
+        a_dead += st["dead_us%d" % a_seat]
+        b_dead += st["dead_us%d" % b_seat]
+        a_false += st["false%d" % a_seat]
+        b_false += st["false%d" % b_seat]
         w = st["winner"]
         if w < 0:
             draws += 1
@@ -149,17 +171,22 @@ def aggregate(pairing, games):
         "a_fumbles_per_game": round(a_fumbles / n, 1) if n else 0.0,
         "b_fumbles_per_game": round(b_fumbles / n, 1) if n else 0.0,
         "a_first_slap_rate": round(a_slaps / (a_slaps + b_slaps), 3) if a_slaps + b_slaps else 0.0,
+        # Seconds of dead buttons a minute (R41) and false starts a game (R44), each side.
+        "a_dead_s_per_minute": round(a_dead / 1e6 / total_min, 2) if total_min else 0.0,
+        "b_dead_s_per_minute": round(b_dead / 1e6 / total_min, 2) if total_min else 0.0,
+        "a_false_starts_per_game": round(a_false / n, 2) if n else 0.0,
+        "b_false_starts_per_game": round(b_false / n, 2) if n else 0.0,
     }
 
 
 HEADER = ("pairing", "games", "a wins", "draws", "rounds", "minutes", "med", "p90",
           "races/g", "ties/g", "stalls/rd", "plays/min", "fumbles/g", "a:b plays/min",
-          "a slaps 1st")
+          "a slaps 1st", "a:b dead s/min", "a:b false/g")
 
 
 def format_table(rows):
     lines = []
-    fmt = "%-14s %5s %7s %5s %6s %7s %5s %5s %7s %6s %9s %9s %9s %13s %11s"
+    fmt = "%-15s %5s %7s %5s %6s %7s %5s %5s %7s %6s %9s %9s %9s %13s %11s %14s %11s"
     lines.append(fmt % HEADER)
     for r in rows:
         lines.append(fmt % (
@@ -170,7 +197,9 @@ def format_table(rows):
             "%.2f" % r["stalls_per_round"], "%.0f" % r["plays_per_minute"],
             "%.1f" % r["fumbles_per_game"],
             "%.1f:%.1f" % (r["a_plays_per_minute"], r["b_plays_per_minute"]),
-            pct(r["a_first_slap_rate"])))
+            pct(r["a_first_slap_rate"]),
+            "%.2f:%.2f" % (r["a_dead_s_per_minute"], r["b_dead_s_per_minute"]),
+            "%.1f:%.1f" % (r["a_false_starts_per_game"], r["b_false_starts_per_game"])))
     return "\n".join(lines)
 
 
@@ -235,6 +264,10 @@ def main(argv=None):
     ap.add_argument("--manual-flip", action="store_true", help="the manual_flip option")
     ap.add_argument("--fumble-ms", type=int, default=FUMBLE_US // 1000,
                     help="the device's fumble time, R41 (%d; 0: off)" % (FUMBLE_US // 1000))
+    ap.add_argument("--flat-fumble", action="store_true",
+                    help="every fumble lasts the fumble time (R41 before its escalation)")
+    ap.add_argument("--no-signal", action="store_true",
+                    help="no slap signal (R44 off): slap on sight")
     ap.add_argument("--json", default=None,
                     help="where to write the JSON (build/simulate.json; none with --seed)")
     ap.add_argument("--jobs", "-j", type=int, default=0, help="processes (0: one per CPU)")
@@ -253,10 +286,11 @@ def main(argv=None):
     if json_path is None and args.seed is None:
         json_path = os.path.join(ROOT, "build", "simulate.json")
     rules = make_rules(args)
+    conduct = make_conduct(args)
     tasks = []
     for k, (a, b) in enumerate(pairings):
         for s in seeds:
-            tasks.append((k, a, b, s, rules.points, rules.manual_flip, args.fumble_ms * 1000))
+            tasks.append((k, a, b, s, rules.points, rules.manual_flip, conduct.format()))
 
     t0 = time.time()
     progress = Progress(len(tasks), sys.stderr)
@@ -292,6 +326,8 @@ def main(argv=None):
     label += ", fumble %s" % ("off" if not args.fumble_ms else "%d ms" % args.fumble_ms)
     if args.fumble_ms == FUMBLE_US // 1000:
         label += " (the default)"
+    label += ", %s fumbles, slap signal %s" % ("flat" if args.flat_fumble else "escalating",
+                                               "off" if args.no_signal else "on")
     print("Spit CPU vs CPU, %s, %d game(s) per pairing (seeds %d..%d), %.1f s"
           % (label, len(seeds), seeds[0], seeds[-1], elapsed))
     print(format_table(rows))
@@ -310,6 +346,7 @@ def main(argv=None):
             os.makedirs(d, exist_ok=True)
         out = {
             "rules": rules.to_dict(), "fumble_ms": args.fumble_ms,
+            "conduct": conduct.format(),
             "games_per_pairing": len(seeds),
             "first_seed": seeds[0], "pairings": rows,
             "targets": [{"target": desc, "met": ok} for desc, ok in targets],

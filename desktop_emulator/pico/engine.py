@@ -185,6 +185,7 @@ class PicoMachine:
                  "flip": int(loaded.rules.manual_flip), "cpu": [0, 0]}
         if loaded.snapshot is not None:
             start["snapshot"] = loaded.snapshot
+        start["conduct"] = loaded.replay.played_conduct().format()
         self._start(start)
         t0 = self.pico.guest_ns(self.app.start_t)
         edges = replay_edges(loaded, self.gpio)

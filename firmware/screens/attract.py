@@ -40,8 +40,8 @@ class AttractScreen:
         app.release_last_game()       # the device's heap holds one game at a time
         self.since = t
         game = Game(t & 0x3FFFFFFF, Rules())
-        self.table = Table(game, LEVELS, app.scheme, app.window_us, app.slap_limit_us,
-                           app.settings["fumble"] * 1000, Stats(), _silent, t)
+        self.table = Table(game, LEVELS, app.scheme, app.window_us, app.settings_conduct(),
+                           Stats(), _silent, t)
         self.table.enter(t)
         app.view.invalidate()
 

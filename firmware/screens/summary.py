@@ -18,6 +18,12 @@ MIN_US = const(800000)             # presses right after a round (slaps) don't s
 AUTO_US = const(8000000)           # it moves on by itself after this
 RACE_NOTE_US = const(250000)       # a slap this close after the decisive one lost a race
 
+# What decided the slap when nobody won it by first touch (R26, R44): said in the head.
+NOBODY = "NOBODY SLAPPED"
+YOU_FALSE = "YOU FALSE STARTED"
+THEY_FALSE = "THEY FALSE STARTED"
+_HEADS = (NOBODY, YOU_FALSE, THEY_FALSE)
+
 
 class SummaryScreen:
     kind = SUMMARY
@@ -34,10 +40,13 @@ class SummaryScreen:
         self._noted[0] = self._noted[1] = False
         tb = self.app.table
         lr = tb.game.last_round
-        if lr is not None and lr["slap"] is not None and tb.auto_t is not None and \
-                tb.slap_t == tb.auto_t:
-            self.notes[0] = self.notes[1] = "NOBODY SLAPPED"
-            tb.slap_t = None
+        if lr is not None and lr["slap"] is not None:
+            if tb.nobody:
+                self.notes[0] = self.notes[1] = NOBODY
+            elif tb.false_p >= 0:
+                # R44: the slap was decided against a false start.
+                self.notes[tb.false_p] = YOU_FALSE
+                self.notes[1 - tb.false_p] = THEY_FALSE
 
     def press(self, t, p, code):
         if code == PAUSE_BUTTON:
@@ -95,7 +104,7 @@ def lines(game, p, note):
         mine = j if p == s else 1 - j
         side = "LEFT" if mine == (0 if p == 0 else 1) else "RIGHT"
         who = "YOU SLAPPED FIRST" if p == s else "THEY SLAPPED FIRST"
-        if note == "NOBODY SLAPPED":
+        if note in _HEADS:
             who = note
             note = ""
         head = "ROUND %d: %s" % (lr["round"], who)

@@ -1,4 +1,4 @@
-# The title screen: the menu (settings, START, HOW TO PLAY, CONTINUE of a saved game).
+# The title screen: the menu (CONTINUE of a saved game, START, the settings, HOW TO PLAY).
 # After a while with no press it shows the attract mode (a CPU game) to whoever walks
 # by; any press brings the menu back.
 
@@ -29,7 +29,8 @@ FUMBLE = const(4)
 SOUND = const(5)
 HOWTO_ITEM = const(6)
 START = const(7)
-_SETTINGS = (MODE, RULES, FLIP, FUMBLE, SOUND)
+SIGNAL = const(8)
+_SETTINGS = (MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND)
 
 
 class TitleScreen:
@@ -48,7 +49,9 @@ class TitleScreen:
         out = []
         if self.app.saved is not None:
             out.append(CONTINUE)
-        for it in (MODE, RULES, FLIP, FUMBLE, SOUND, HOWTO_ITEM, START):
+        # START first: the obvious first press starts a game (a saved game's CONTINUE
+        # comes before it).
+        for it in (START, MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND, HOWTO_ITEM):
             out.append(it)
         return out
 
@@ -65,6 +68,8 @@ class TitleScreen:
             return "MANUAL FLIP" if s["flip"] else "AUTO FLIP"
         if item == FUMBLE:
             return "FUMBLE " + texts.fumble_time(s["fumble"])
+        if item == SIGNAL:
+            return "SLAP SIGNAL ON" if s["signal"] else "SLAP SIGNAL OFF"
         if item == SOUND:
             return "SOUND ON" if s["sound"] else "SOUND OFF"
         if item == HOWTO_ITEM:
@@ -100,6 +105,8 @@ class TitleScreen:
             s["flip"] ^= 1
         elif item == FUMBLE:
             s["fumble"] = savegame.next_fumble(s["fumble"])
+        elif item == SIGNAL:
+            s["signal"] ^= 1
         elif item == SOUND:
             s["sound"] ^= 1
         if item in _SETTINGS:

@@ -312,7 +312,7 @@ class Web:
             L = self.loaded
             self.seats = ("human", "human")
             self.app.start_game(L.replay.seed, L.replay.rules, (None, None), L.start_t,
-                                snapshot=L.snapshot)
+                                snapshot=L.snapshot, conduct=L.replay.played_conduct())
         elif self.fast or any(o[k] is not None for k in ("p0", "p1", "seed", "rules")) \
                 or o["flip"]:
             dflt0 = "normal" if self.fast else "human"

@@ -1,0 +1,361 @@
+"""The device's conduct in the rules core (shared_rules/conduct.py, shared_rules/match.py):
+R41's escalating fumble, R43's bound on a linked peer's stamps in the arbiter, and
+R44's slap signal with its false starts, as the press pipeline that the handheld's
+table and the self-play simulation share decides them."""
+import pytest
+
+from shared_rules import match as M
+from shared_rules import selfplay
+from shared_rules.arbiter import Arbiter, BEATEN, TICKS_PERIOD
+from shared_rules.conduct import (Conduct, Fumbles, signal_delay_us, FUMBLE_US,
+                                  SIGNAL_MIN_US, SIGNAL_MAX_US, SLAP_IGNORE_US,
+                                  SLAP_LIMIT_US)
+from shared_rules.game import NO_FIT, PLAY, READY, SLAP, Game
+from shared_rules.pad import A, B
+from shared_rules.replay import parse
+from tests.helpers import layout
+
+E = ""
+MS = 1000
+S = 1000000
+
+
+class Log(M.Match):
+    """A match that writes down what it decides."""
+
+    def __init__(self, *a, **kw):
+        M.Match.__init__(self, *a, **kw)
+        self.out = []
+        self.signals = []
+
+    def on_outcome(self, kind, p, action, t, reason, now):
+        self.out.append((kind, p, action, t, reason))
+
+    def on_signal(self, now):
+        self.signals.append(now)
+
+
+# ---- R41: a repeated fumble lasts longer ----------------------------------------------
+
+def fumble(f, p, t):
+    assert f.settled(("play", p, 1, 0), t, NO_FIT)
+    return f.length[p]
+
+
+def test_r41_a_repeated_fumble_lasts_twice_the_previous_one_up_to_four_fumble_times():
+    f = Fumbles(FUMBLE_US, 3 * S)
+    t = 1000
+    lengths = []
+    for _ in range(5):
+        n = fumble(f, 0, t)
+        lengths.append(n)
+        t += n + 1 * S                  # touched 1 s after the buttons came back
+    assert lengths == [500 * MS, 1 * S, 2 * S, 2 * S, 2 * S]
+    assert f.length[1] == 0 and f.count == [5, 0]      # the other player's run is theirs
+
+
+def test_r41_three_seconds_of_live_buttons_end_the_run():
+    for gap, want in ((3 * S - 1, 1 * S), (3 * S, 500 * MS)):
+        f = Fumbles(FUMBLE_US, 3 * S)
+        fumble(f, 1, 0)
+        assert fumble(f, 1, 500 * MS + gap) == want, gap
+
+
+def test_r41_the_run_counts_across_the_tick_wrap():
+    f = Fumbles(FUMBLE_US, 3 * S)
+    fumble(f, 0, TICKS_PERIOD - 100 * MS)
+    assert fumble(f, 0, (TICKS_PERIOD - 100 * MS + 500 * MS + 2 * S) % TICKS_PERIOD) == 1 * S
+    assert f.dead(0, (f.start[0] + 1 * S - 1) % TICKS_PERIOD)
+    assert not f.dead(0, (f.start[0] + 1 * S) % TICKS_PERIOD)
+
+
+def test_r41_a_played_card_ends_the_run():
+    f = Fumbles(FUMBLE_US, 3 * S)
+    fumble(f, 0, 0)
+    f.played(0)
+    assert fumble(f, 0, 1 * S) == 500 * MS
+    f.played(1)                                        # the other player's play: no matter
+    assert fumble(f, 0, 2 * S) == 1 * S
+
+
+def test_r41_with_no_repeat_window_every_fumble_lasts_the_fumble_time():
+    f = Fumbles(FUMBLE_US, 0)                          # recordings from before the escalation
+    assert [fumble(f, 0, t * S) for t in range(4)] == [500 * MS] * 4
+
+
+def fumble_table():
+    # Player 0: 5C fits 6S, 9D fits nothing, QD fits KD, 4S 2S fills an empty slot.
+    return layout(["5C", "9D", "QD", "4S 2S", ""], ["5H", "8S", "", "", ""], ["6S", "KD"],
+                  hands=("2C", "3D"))
+
+
+def test_r41_through_the_pipeline_a_play_ends_the_run_and_a_fill_or_a_lost_race_does_not():
+    m = Log(fumble_table(), Conduct())
+    t = 1000
+    m.press(t, 0, A)                                   # cursor to 9D
+    m.press(t + 1, 0, B)                               # fumble: 0.5 s
+    m.tick(t + 10 * MS)
+    assert m.out[-1][0] == M.FUMBLE and m.fumbles.length[0] == 500 * MS
+    t += 600 * MS
+    m.press(t, 0, A)                                   # QD
+    m.press(t + 1, 0, A)                               # 4S 2S
+    m.press(t + 2, 0, B)                               # fills the empty slot: no play
+    m.tick(t + 10 * MS)
+    assert m.out[-1][0] == M.APPLIED and m.out[-1][2][0] == "fill"
+    m.pads[0].cursor = 1
+    m.press(t + 20 * MS, 0, B)                         # 9D again: the run goes on, 1 s
+    m.tick(t + 30 * MS)
+    assert m.out[-1][0] == M.FUMBLE and m.fumbles.length[0] == 1 * S
+    t += 1100 * MS
+    m.pads[0].cursor = 2
+    m.press(t, 0, B)                                   # QD onto KD: a play
+    m.tick(t + 10 * MS)
+    assert m.out[-1][0] == M.APPLIED and m.out[-1][2][0] == "play"
+    m.pads[0].cursor = 1
+    m.press(t + 20 * MS, 0, B)                         # 9D: a new run, 0.5 s
+    m.tick(t + 30 * MS)
+    assert m.out[-1][0] == M.FUMBLE and m.fumbles.length[0] == 500 * MS
+
+
+def test_r41_presses_during_a_repeated_fumble_are_ignored_and_do_not_lengthen_it():
+    m = Log(fumble_table(), Conduct())
+    m.press(0, 0, A)
+    m.press(1, 0, B)                                   # 0.5 s from 1
+    m.tick(10 * MS)
+    m.press(600 * MS, 0, B)                            # still on 9D: 1 s from 600 ms
+    m.tick(610 * MS)
+    assert m.fumbles.length[0] == 1 * S
+    for t in (700 * MS, 900 * MS, 1599 * MS):
+        assert m.press(t, 0, B) == M.DEAD
+    assert m.fumbles.length[0] == 1 * S and m.fumbles.count[0] == 2
+    assert m.press(1600 * MS, 0, A) == M.MOVED         # live again after exactly 1 s
+
+
+# ---- R43: a linked peer's stamps carry an error bound ---------------------------------
+
+def race_layout():
+    # Both players' 5s fit the 6S pile; only one of them can go there first.
+    return layout(["5C", E, E, E, E], ["5H", "KC", E, E, E], ["6S", "9D"], hands=("2C", "3D"))
+
+
+def test_r43_conflicting_presses_within_the_bound_are_a_tie_decided_by_r21():
+    for first in (0, 1):
+        g = race_layout()
+        g.tie_priority = first
+        arb = Arbiter(g, window_us=20 * MS)
+        arb.press(("play", 1, 0, 0), 10_015, bound_us=20)  # the peer's, converted: ±20 µs
+        arb.press(("play", 0, 0, 0), 10_000)               # the authority's own
+        res = arb.settle(50 * MS)
+        won = [a[1] for a, t, r in res if r is None]
+        lost = [(a[1], r) for a, t, r in res if r is not None]
+        assert won == [first] and lost == [(1 - first, BEATEN)]
+        assert arb.ties == 1 and g.tie_priority == 1 - first    # the loser gets the next
+
+
+def test_r43_outside_the_bound_the_earlier_stamp_wins_whichever_arrived_first():
+    for gap in (21, -21, 500):
+        g = race_layout()
+        arb = Arbiter(g, window_us=20 * MS)
+        arb.press(("play", 0, 0, 0), 10_000)
+        arb.press(("play", 1, 0, 0), 10_000 + gap, bound_us=20)   # arrives second
+        res = arb.settle(50 * MS)
+        earlier = 0 if gap > 0 else 1
+        assert [a[1] for a, t, r in res if r is None] == [earlier], gap
+        assert arb.ties == 0
+
+
+def test_r43_a_bound_of_zero_is_the_single_device_rule_equal_stamps_only():
+    g = race_layout()
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 10_001)
+    arb.press(("play", 1, 0, 0), 10_000)
+    res = arb.settle(20 * MS)
+    assert res[0] == (("play", 1, 0, 0), 10_000, None) and arb.ties == 0
+
+
+def test_r43_the_bound_is_read_across_the_tick_wrap():
+    g = race_layout()
+    g.tie_priority = 1
+    arb = Arbiter(g, window_us=20 * MS)
+    arb.press(("play", 0, 0, 0), TICKS_PERIOD - 5)
+    arb.press(("play", 1, 0, 0), 5, bound_us=10)           # 10 µs later, past the wrap
+    res = arb.settle(30 * MS)
+    assert [a[1] for a, t, r in res if r is None] == [1] and arb.ties == 1
+
+
+# ---- R44: the slap signal -------------------------------------------------------------
+
+T0 = 5000
+
+
+def slap_round(conduct=None, piles=("4H", "7S 8S 9S"), p1=("9C", "KD QD", E, E, E)):
+    """Player 0 plays their last card (5H onto 4H) at T0: the round ends, the slap."""
+    g = layout(["5H", E, E, E, E], list(p1), list(piles), hands=("2C 3C", "4D"))
+    m = Log(g, conduct if conduct is not None else Conduct())
+    assert m.press(T0, 0, B) == M.QUEUED
+    m.tick(T0 + 3 * MS)
+    assert g.phase == SLAP and m.end_t == T0
+    return m
+
+
+def test_r44_the_signal_comes_0_6_to_1_5_s_after_the_last_touch_a_draw_per_seed_and_round():
+    c = Conduct()
+    delays = [signal_delay_us(c, seed, rnd) for seed in range(40) for rnd in range(1, 26)]
+    assert min(delays) >= SIGNAL_MIN_US == 600 * MS and max(delays) <= SIGNAL_MAX_US == 1500 * MS
+    assert all(d % MS == 0 for d in delays)             # 1 ms steps
+    assert len(set(delays)) > 500                       # spread, not a few values
+    assert min(delays) < 650 * MS and max(delays) > 1450 * MS
+    assert signal_delay_us(c, 7, 3) == signal_delay_us(c, 7, 3)
+    assert signal_delay_us(c, 7, 3) != signal_delay_us(c, 7, 4) or \
+        signal_delay_us(c, 7, 3) != signal_delay_us(c, 8, 3)
+    m = slap_round()
+    assert m.signal_t == T0 + signal_delay_us(c, 0, 1)
+    assert m.due_us() == m.signal_t
+    m.tick(m.signal_t - 1)
+    assert m.signals == [] and m.slap_left_us(m.signal_t - 1) == -1
+    m.tick(m.signal_t)
+    assert m.signals == [m.signal_t] and m.slap_left_us(m.signal_t) == SLAP_LIMIT_US
+
+
+def test_r44_the_signal_draws_nothing_from_the_games_generator_so_the_deals_are_the_same():
+    ends = []
+    for signal in (1, 0):
+        m = slap_round(Conduct(signal=signal))
+        t = m.signal_t if signal else T0
+        m.press(t + 200 * MS, 1, A)                     # player 1 slaps pile 1 (their left)
+        m.tick(t + 210 * MS)
+        assert m.game.phase == READY and m.game.round == 2
+        ends.append(m.game.snapshot())
+    assert ends[0] == ends[1]
+
+
+def test_r44_a_slap_within_0_4_s_of_the_last_touch_is_ignored():
+    m = slap_round()
+    assert m.press(T0 + SLAP_IGNORE_US - 1, 1, A) == M.IGNORED
+    assert m.press(T0 + 1, 0, B) == M.IGNORED
+    m.tick(T0 + SLAP_IGNORE_US + 10 * MS)
+    assert m.game.phase == SLAP and m.out[-1][2][0] == "play"      # nothing decided
+    assert m.press(T0 + SLAP_IGNORE_US, 1, A) == M.QUEUED          # this one counts
+
+
+def test_r44_a_slap_before_the_signal_is_a_false_start_and_takes_the_larger_pile():
+    for who, button in ((0, A), (0, B), (1, A), (1, B)):
+        m = slap_round()                                # piles: 2 cards (0), 3 cards (1)
+        t = m.signal_t - 1
+        m.press(t, who, button)
+        m.tick(t + 3 * MS)                              # decided at once, not at the signal
+        kind, p, action, at, reason = m.out[-1]
+        assert (kind, p, at, reason) == (M.FALSE_START, who, t, None)
+        lr = m.game.last_round
+        took = lr["took"]
+        assert took[who] == 3 and took[1 - who] == 2, (who, button)
+        assert m.false_starts[who] == 1 and m.game.round == 2 and m.ended
+
+
+def test_r44_of_two_equal_piles_the_false_starter_takes_the_one_they_did_not_slap():
+    for who, button, slapped in ((0, A, 0), (0, B, 1), (1, A, 1), (1, B, 0)):
+        m = slap_round(piles=("4H", "7S 9S"))           # 2 and 2 after the play
+        m.press(T0 + 500 * MS, who, button)
+        m.tick(T0 + 503 * MS)
+        assert m.out[-1][0] == M.FALSE_START
+        # The other player took the pile the false starter slapped.
+        assert m.game.last_round["slap"] == [1 - who, slapped], (who, button)
+
+
+def test_r44_in_r33s_tie_the_false_starter_is_not_the_one_who_went_out_first():
+    for who in (0, 1):
+        g = layout(["10C", "KC", E, E, E], ["2D", E, E, E, E], ["9H"], hands=("", ""))
+        m = Log(g, Conduct())
+        m.press(T0, 0, B)                               # 10C onto 9H: stalled, 1 card each
+        m.tick(T0 + 3 * MS)
+        assert g.phase == SLAP and g.ending == {"end": "stalled", "out": None}
+        m.press(T0 + 450 * MS, who, A)
+        m.tick(T0 + 453 * MS)
+        assert m.out[-1][0] == M.FALSE_START and m.out[-1][1] == who
+        assert g.last_round["out"] == 1 - who
+
+
+def test_r44_if_both_false_start_the_earlier_false_start_decides():
+    for first in (0, 1):
+        m = slap_round()
+        m.press(T0 + 500 * MS, first, A)
+        m.press(T0 + 500 * MS + 1, 1 - first, A)        # 1 µs later, in the same window
+        m.tick(T0 + 510 * MS)
+        kinds = [(o[0], o[1], o[4] is None) for o in m.out[1:]]
+        assert kinds == [(M.FALSE_START, first, True), (M.FALSE_START, 1 - first, False)]
+        assert m.game.last_round["took"][first] == 3    # the larger pile, to the first
+
+
+def test_r44_two_false_starts_at_one_instant_are_a_tie_whose_loser_is_penalised():
+    for prio in (0, 1):
+        m = slap_round()
+        m.game.tie_priority = prio
+        m.press(T0 + 500 * MS, 0, A)
+        m.press(T0 + 500 * MS, 1, A)
+        m.tick(T0 + 510 * MS)
+        loser = 1 - prio
+        assert m.game.last_round["took"][loser] == 3 and m.game.tie_priority == loser
+
+
+def test_r44_after_the_signal_slaps_go_by_stamp_and_the_limit_counts_from_the_signal():
+    m = slap_round()
+    s = m.signal_t
+    m.tick(s)
+    m.press(s + 250 * MS, 0, A)                         # pile 0 (2 cards), later
+    m.press(s + 240 * MS, 1, B)                         # pile 0 too, 10 ms earlier
+    m.tick(s + 260 * MS)
+    assert m.game.last_round["slap"] == [1, 0]
+    assert [o[0] for o in m.out[1:]] == [M.APPLIED, M.BEATEN_TO_IT]
+    # Nobody slaps: the table's own slap comes at the signal + the limit, not before.
+    m = slap_round()
+    s = m.signal_t
+    m.tick(s)
+    assert m.due_us() == s + SLAP_LIMIT_US
+    m.tick(s + SLAP_LIMIT_US - 1)
+    assert m.game.phase == SLAP
+    m.tick(s + SLAP_LIMIT_US + 3 * MS)
+    assert m.game.round == 2 and m.game.last_round["slap"] == [0, 0]
+    m.press(s + SLAP_LIMIT_US + 1 * MS, 1, B)           # after the table's own: too late
+    assert m.out[-1][0] in (M.APPLIED,) and m.ended
+
+
+def test_r44_with_the_signal_off_the_slap_is_on_sight_as_before():
+    m = slap_round(Conduct(signal=0))
+    assert m.signal_t is None and m.signalled and m.deadline == T0 + SLAP_LIMIT_US
+    assert m.press(T0 + 10 * MS, 1, B) == M.QUEUED      # no ignore window either
+    m.tick(T0 + 20 * MS)
+    assert m.out[-1][0] == M.APPLIED and m.game.last_round["slap"] == [1, 0]
+
+
+def test_r44_the_cpu_waits_for_the_signal_and_the_masher_false_starts():
+    levels = ("normal", "masher")
+    rec = []
+    st = selfplay.play(4, levels, record=rec)
+    assert not st["violations"] and st["false1"] > 0 and st["false0"] == 0
+    # With the signal off the masher slaps first far more often.
+    off = selfplay.play(4, levels, conduct=Conduct(signal=0))
+    assert off["slaps1"] > st["slaps1"]
+
+
+def test_r44_and_r41_the_recording_keeps_every_parameter_and_replays_under_its_own_conduct():
+    c = Conduct(1250 * MS, 2000 * MS, 3, 1, 700 * MS, 1200 * MS, 300 * MS, 4 * S)
+    line = c.format()
+    assert line == ("conduct fumble=1250 repeat=2000 cap=3 signal=1 signal_min=700 "
+                    "signal_max=1200 ignore=300 limit=4000")
+    rp = parse("spit-replay 1\nseed 3\n%s\n" % line)
+    assert rp.conduct == c and rp.played_conduct() is rp.conduct
+    assert parse(rp.format()) == rp
+    for bad, why in (("cap=0", "cap"), ("signal=2", "signal"), ("fumble=-1", "fumble"),
+                     ("bogus=1", "bogus"), ("limit=x", "limit")):
+        key = bad.split("=")[0]
+        fields = [f for f in line.split()[1:] if not f.startswith(key + "=")]
+        text = "spit-replay 1\nseed 3\nconduct %s %s\n" % (" ".join(fields), bad)
+        with pytest.raises(ValueError) as e:
+            parse(text)
+        assert "line 3" in str(e.value) and why in str(e.value), bad
+    with pytest.raises(ValueError):
+        parse("spit-replay 1\nconduct fumble=500\n")                  # a field missing
+    with pytest.raises(ValueError):
+        parse("spit-replay 1\nfumble 500\n%s\n" % line)                # two conduct lines
+    with pytest.raises(ValueError):
+        Conduct(signal_min_us=900 * MS, signal_max_us=800 * MS)
