@@ -91,8 +91,11 @@ def test_the_window_plays_the_board_and_keys_press_its_buttons(tmp_path, monkeyp
     def on_frame(win, n):
         if n == 5:
             seen["before"] = bytes(win.display.panel)
-            for t in (pygame.KEYDOWN, pygame.KEYUP):        # X: player 0's B
-                pygame.event.post(pygame.event.Event(t, key=pygame.K_x, mod=0, unicode="",
+        if n in (5, 15):
+            # Z (player 0's A): from START to the mode; then X (B): change the mode.
+            key = pygame.K_z if n == 5 else pygame.K_x
+            for t in (pygame.KEYDOWN, pygame.KEYUP):
+                pygame.event.post(pygame.event.Event(t, key=key, mod=0, unicode="",
                                                      scancode=0))
         if n == 39:
             seen["after"] = bytes(win.display.panel)
