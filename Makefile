@@ -40,7 +40,8 @@ bench: $(STAMP)
 
 # Mutation testing of shared_rules/ and firmware/hw/ (docs/TESTING.md); not part of
 # `make test`. FILES= limits it to some files, SAMPLE= sets mutants per file (or all),
-# JOBS= runs that many mutants at once, SEED= draws another sample.
+# JOBS= runs that many mutants at once. Each run draws a fresh sample and prints its
+# seed; SEED= repeats the sample of that seed.
 MUTATE_STAMP := $(VENV)/.mutate-$(shell cksum < requirements-mutate.txt | cut -d' ' -f1)
 
 $(MUTATE_STAMP): requirements-mutate.txt $(STAMP)

@@ -341,6 +341,32 @@ def test_r20_beaten_by_the_gap_to_the_opponents_touch_when_the_press_was_legal(l
     assert arb.races == 1
 
 
+@pytest.mark.parametrize("read", ["before_the_play_was_applied", "after_the_play_was_applied"])
+@pytest.mark.parametrize("gap,lost_a_race", [(249_999, True), (250_000, False)])
+def test_r20_the_race_window_is_250_ms_by_default(gap, lost_a_race, read):
+    # Player 1 covers 8S with 7C; player 0 touches 9D onto the 8S `gap` µs later. Inside
+    # the default 250 ms the refusal is a lost race ("beaten", not a fumble); from 250 ms
+    # on it is a plain misplay. Both when player 0's press was read while the 8S was
+    # still on top (legal when pressed) and when it was read after the 7C went down.
+    g = race_game()
+    arb = Arbiter(g)
+    t1 = TICKS_PERIOD - 100_000                 # across the tick wrap as well
+    t0 = ticks_add(t1, gap)
+    arb.press(("play", 1, 0, 0), t1)
+    if read == "after_the_play_was_applied":
+        assert arb.settle(ticks_add(t1, 5000)) == [(("play", 1, 0, 0), t1, None)]
+        arb.press(("play", 0, 0, 0), t0)
+        res = arb.settle(ticks_add(t0, 5000))
+    else:
+        arb.press(("play", 0, 0, 0), t0)
+        res = arb.settle(ticks_add(t0, 5000))
+        assert res[0] == (("play", 1, 0, 0), t1, None)
+        res = res[1:]
+    assert res == [(("play", 0, 0, 0), t0, BEATEN if lost_a_race else NO_FIT)]
+    assert arb.races == (1 if lost_a_race else 0)
+    assert arb.beaten_by_us == [gap if lost_a_race else 0, 0]
+
+
 JUNK_AFTER_PLAY = [("play", 0, 7, 0), ("play", 0, -1, 0), ("play", 0, 3, 0), ("play", 0, 0, 7),
                    ("play", 2, 0, 0), ("play", -1, 0, 0), ("play", 1.0, 0, 0), ("play", 0.0, 0, 0),
                    ("play", True, 0, 0), ("play", 0, 1.0, 0), ("play", 0, "1", 0), ("play", 0, 0),

@@ -276,6 +276,14 @@ def test_an_exception_in_the_handler_is_counted_and_the_handler_stays(res):
     assert r["events"] == [[50000, 1, "A", 1]]
 
 
+def test_poll_and_drain_before_start_read_nothing(res):
+    r = res["not_started"]
+    assert r["idle"] == []
+    assert r["untouched"] == {"bad_reads": 0, "disable_calls": 0, "presses": [0, 0, 0, 0],
+                              "errors": 0}
+    assert r["held"] == [[1000, 1, "A", 1]] and r["disable_calls"] == 0
+
+
 def test_check_rearms_a_switched_off_irq(res):
     r = res["rearm"]
     assert r["dead"] is True

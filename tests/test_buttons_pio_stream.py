@@ -85,6 +85,23 @@ def test_a_lapped_ring_and_dropped_words_are_counted(res):
     assert r["fifo"] == 1 and r["dropped_after"] == 3
 
 
+def test_one_handler_run_takes_the_whole_batch_after_lost_words(res):
+    r = res["lost_then_batch"]
+    assert r["lost"] == 2
+    assert r["events"] == [[r["expected"][0], 0, "A", 1], [r["expected"][1], 1, "B", 1]]
+
+
+def test_a_change_sampled_in_the_lock_outs_last_microsecond_is_a_bounce_one_after_is_not(res):
+    end = res["lockout_edge"]["at_end"]
+    press = end["press"]
+    t_end = (press + 10000) % (1 << 30)
+    assert end["handler"] == [[press, 0, "A", 1], [t_end, 0, "A", 0]]
+    assert end["bounces"] == [0, 0, 0, 0] and end["later"] == []
+    before = res["lockout_edge"]["before_end"]
+    assert before["handler"] == [[press, 0, "A", 1]] and before["bounces"] == [1, 0, 0, 0]
+    assert before["later"] == [[t_end, 0, "A", 0]]
+
+
 def test_an_ordinary_frame_costs_no_processing(res):
     assert res["idle_frames"] == {"process_calls": 0, "irq_left_off": 0}
 

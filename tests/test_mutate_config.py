@@ -21,7 +21,7 @@ EQUIVALENTS = mutate.load_equivalents()
 
 
 def test_defaults_are_complete_and_sane():
-    assert isinstance(DEFAULTS["seed"], int)
+    assert "seed" not in DEFAULTS        # each run draws its own seed (--seed repeats one)
     assert isinstance(DEFAULTS["sample"], int) and DEFAULTS["sample"] > 0
     assert 0 < DEFAULTS["goal"] <= 100
     assert DEFAULTS["timeout_factor"] >= 2 and DEFAULTS["min_timeout"] >= 10
@@ -43,6 +43,33 @@ def test_every_module_of_the_core_and_the_hardware_layer_gets_tests():
     # A module missing from tools/mutate.toml is mutated against the tests that import it.
     for path in mutate.target_files():
         assert mutate.tests_for(path, FILES), "no test imports %s" % path
+
+
+def test_each_run_draws_a_fresh_seed_unless_one_is_given(monkeypatch):
+    draws = iter([b"\x00\x00\x00\x07", b"\x12\x34\x56\x78"])
+    monkeypatch.setattr(mutate.os, "urandom", lambda n: next(draws))
+    assert mutate.pick_seed() == "7"
+    assert mutate.pick_seed() == str(0x12345678)
+    assert mutate.pick_seed("2026") == "2026"       # SEED= / --seed: that run again
+
+
+def test_a_seed_draws_the_same_sample_and_another_seed_another():
+    items = list(range(500))
+    a = mutate.draw_sample(items, 20, "7", "shared_rules/pad.py")
+    assert len(set(a)) == 20 and set(a) <= set(items)
+    assert mutate.draw_sample(items, 20, "7", "shared_rules/pad.py") == a
+    assert mutate.draw_sample(items, 20, "8", "shared_rules/pad.py") != a
+    assert mutate.draw_sample(items, 20, "7", "shared_rules/game.py") != a
+    assert mutate.draw_sample(items, None, "7", "x.py") == items
+    assert mutate.draw_sample(items, 900, "7", "x.py") == items
+
+
+def test_the_report_names_its_seed(capsys):
+    row = {"file": "shared_rules/pad.py", "mutants": 3, "sampled": 2, "killed": 2,
+           "timeouts": 0, "equivalent": 0, "survived": 0, "errors": 0, "score": 100.0,
+           "survivors": [], "stale": []}
+    assert mutate.print_report([row], 95.0, 10.0, 1, "4242")
+    assert "seed 4242 (repeat this sample: SEED=4242" in capsys.readouterr().out
 
 
 def test_the_default_run_samples_at_least_300_mutants():

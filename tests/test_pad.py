@@ -239,6 +239,14 @@ def test_b_counts_every_follow_up_once():
     assert best_play(g, 0, 0) == 1
 
 
+def test_b_counts_a_follow_up_that_fits_both_piles_once():
+    # 7D onto 8S leaves 7D and 9H on top: 8C fits both but is one follow-up; 10C fits
+    # the 9H. (The bot weighs its plays by this count.)
+    g = layout(["7D", "8C", "10C", E, E], ["2H", E, E, E, E], ["8S", "9H"], hands=("3C", "4S"))
+    assert follow_ups(g, 0, 0, 0) == 2
+    assert follow_ups(g, 0, 1, 1) == 1             # 8C onto 9H: 7D fits 8S and 8C, 10C neither
+
+
 def test_b_ignores_empty_face_down_and_the_played_stockpile_when_counting():
     g = both_fit(["KC 7C"], rules=Rules(manual_flip=True))
     assert g.apply(("fill", 0, 1, 2)) is None    # 7C to slot 2, KC left face down

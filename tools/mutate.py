@@ -12,7 +12,8 @@ For each target file this tool
   2. runs the file's tests once unmutated (they must pass: a failing baseline would
      make every mutant look killed) and times them;
   3. `cosmic-ray init`s a session (build/mutate/<file>.sqlite) with every mutant of
-     the file, and keeps a seeded sample of them (the rest are marked skipped);
+     the file, and keeps a sample of them (the rest are marked skipped), drawn with a
+     fresh seed each run (printed at the start and in the result; --seed repeats one);
   4. runs each sampled mutant against the file's tests only (pytest -x, derandomized
      hypothesis without its example database), in cosmic-ray's own worker;
   5. prints killed / survived / equivalent per file and lists the survivors, each
@@ -25,6 +26,7 @@ and after, whatever its line number) counts as equivalent, not as a survivor.
     python tools/mutate.py                                  # every file, the sample of tools/mutate.toml
     python tools/mutate.py --files shared_rules/game.py --sample 40
     python tools/mutate.py --files shared_rules/pad.py --sample all --jobs 2
+    python tools/mutate.py --files shared_rules/pad.py --seed 7   # repeat the run of seed 7
 
 Exit status 0 when every file reaches the goal (tools/mutate.toml), 1 when one does not,
 2 for bad arguments or a failing baseline.
@@ -196,15 +198,28 @@ def init_session(tree, path, session, command, timeout, n, seed):
             return (tuple(m.start_pos), tuple(m.end_pos), m.operator_name, m.occurrence)
 
         items.sort(key=order)
-        if n is None or n >= len(items):
-            chosen = items
-        else:
-            chosen = random.Random("%s:%s" % (seed, path)).sample(items, n)
+        chosen = draw_sample(items, n, seed, path)
         keep = {i.job_id for i in chosen}
         skip = [i.job_id for i in items if i.job_id not in keep]
         if skip:
             db.set_multiple_results(skip, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
     return len(items), keep
+
+
+def draw_sample(items, n, seed, path):
+    """`n` of `items` (None: all), drawn with `seed`: the same seed, file and items give
+    the same sample."""
+    if n is None or n >= len(items):
+        return list(items)
+    return random.Random("%s:%s" % (seed, path)).sample(items, n)
+
+
+def pick_seed(given=None):
+    """The sample's seed: `given` (--seed, SEED=) to repeat a run, else a fresh one, so
+    every run draws a new sample."""
+    if given is not None:
+        return given
+    return str(int.from_bytes(os.urandom(4), "big"))
 
 
 _TREE = None
@@ -301,7 +316,7 @@ def toml_str(s):
     return json.dumps(s, ensure_ascii=False)
 
 
-def print_report(rows, goal, seconds, jobs):
+def print_report(rows, goal, seconds, jobs, seed=None):
     print()
     print("| file | mutants | sampled | killed | (by time-out) | equivalent | survived | score |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -321,6 +336,8 @@ def print_report(rows, goal, seconds, jobs):
     print("score = killed / (sampled - equivalent); goal %.0f %% per file; %d mutants in "
           "%.0f s (%.1f s each) with %d job(s)" % (goal, tot["sampled"], seconds,
                                                    seconds / max(1, tot["sampled"]), jobs))
+    if seed is not None:
+        print("seed %s (repeat this sample: SEED=%s, or --seed %s)" % (seed, seed, seed))
     for r in rows:
         for s in r["survivors"]:
             print()
@@ -351,12 +368,21 @@ def print_report(rows, goal, seconds, jobs):
     return not below
 
 
+def last_seed():
+    """The seed of the last run (build/mutate/report.json), or None."""
+    try:
+        return json.loads((BUILD / "report.json").read_text(encoding="utf-8")).get("seed")
+    except (OSError, ValueError):
+        return None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--files", nargs="*", help="repo-relative .py files (default: every "
                     "module of shared_rules/ and firmware/hw/)")
     ap.add_argument("--sample", help="mutants per file, or 'all' (default: tools/mutate.toml)")
-    ap.add_argument("--seed", help="sample seed (default: tools/mutate.toml)")
+    ap.add_argument("--seed", help="sample seed, to repeat a run's sample (default: a "
+                    "fresh seed each run, printed)")
     ap.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
     ap.add_argument("--report-only", action="store_true",
                     help="report the last run's sessions again (after editing the equivalents)")
@@ -386,7 +412,12 @@ def main(argv=None):
     if args.jobs < 1:
         print("mutate: --jobs must be >= 1", file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else defaults.get("seed", 0)
+    if args.report_only:
+        seed = args.seed if args.seed is not None else last_seed()
+    else:
+        seed = pick_seed(args.seed)
+        print("mutate: seed %s (repeat this sample with SEED=%s, or --seed %s)" % (
+            seed, seed, seed))
     goal = float(defaults.get("goal", 95.0))
     BUILD.mkdir(parents=True, exist_ok=True)
     trees = [BUILD / ("tree%d" % k) for k in range(args.jobs)]
@@ -437,7 +468,7 @@ def main(argv=None):
             row["mutants"] = db.num_work_items
         rows.append(row)
     seconds = time.monotonic() - t_start
-    ok = print_report(rows, goal, seconds, args.jobs)
+    ok = print_report(rows, goal, seconds, args.jobs, seed)
     (BUILD / "report.json").write_text(json.dumps(
         {"seed": seed, "seconds": round(seconds, 1), "jobs": args.jobs, "files": rows},
         indent=1), encoding="utf-8")

@@ -726,6 +726,25 @@ def case_read_gpio():
     later = ev(bc.drain(poll=False))
     return {"held": held, "later": later, "bad_reads": BOARD.bad_reads, "down": bc.is_down(2)}
 
+def case_not_started():
+    # Before start() the capture has no machine to read: poll() and drain() read nothing,
+    # switch no interrupt off, report nothing. A capture given its own GPIO reader needs
+    # no machine: it polls that reader (a button held there is one press).
+    global BOARD
+    BOARD = Board(1000)
+    BOARD.level(B0, True)
+    bc = ButtonCapture(pico.BUTTONS, ticks_us=BOARD.ticks)
+    bc.poll()
+    idle = ev(bc.drain())
+    untouched = {"bad_reads": BOARD.bad_reads, "disable_calls": BOARD.disable_calls,
+                 "presses": list(bc.presses), "errors": bc.errors}
+    word = [ALL_HIGH & ~(1 << A1)]
+    own = ButtonCapture(pico.BUTTONS, ticks_us=BOARD.ticks, read_gpio=lambda: word[0])
+    held = ev(own.drain())
+    return {"idle": idle, "untouched": untouched, "held": held,
+            "disable_calls": BOARD.disable_calls}
+
+
 CASES = {
     "start": case_start,
     "held_at_start": case_held_at_start,
@@ -752,6 +771,7 @@ CASES = {
     "read_gpio": case_read_gpio,
     "first_edge_poll": case_first_edge_poll,
     "odd_ring": case_odd_ring,
+    "not_started": case_not_started,
 }
 
 

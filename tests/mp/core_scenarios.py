@@ -62,6 +62,35 @@ def r19_touch_order_across_wrap():
 
 
 @check
+def r19_one_players_same_stamp_presses_apply_in_press_order():
+    # MicroPython's list.sort is not stable: only the press counter keeps one player's
+    # presses of the same microsecond in the order pressed. 9D onto 8S, then 10C onto it.
+    g = lay(["9D", "10C", "4C", "", ""], ["KC", "2H", "", "", ""], ["8S", "5D"], ("3C", "4S"))
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 100)
+    arb.press(("play", 0, 1, 0), 100)
+    res = arb.settle(5000)
+    assert [(a, r) for a, t, r in res] == [(("play", 0, 0, 0), None), (("play", 0, 1, 0), None)]
+    assert g.piles[0][-2:] == cs("9D 10C")
+    # Pressed the other way round: the 10C comes first and does not fit yet.
+    g = lay(["9D", "10C", "4C", "", ""], ["KC", "2H", "", "", ""], ["8S", "5D"], ("3C", "4S"))
+    arb = Arbiter(g)
+    arb.press(("play", 0, 1, 0), 100)
+    arb.press(("play", 0, 0, 0), 100)
+    res = arb.settle(5000)
+    assert [a for a, t, r in res] == [("play", 0, 1, 0), ("play", 0, 0, 0)]
+    assert res[0][2] is not None and res[1][2] is None and g.piles[0][-1] == card("9D")
+    # Three presses of one stamp (a three-element sort reorders differently again).
+    g = lay(["9D", "10C", "JD", "", ""], ["KC", "2H", "", "", ""], ["8S", "5D"], ("3C", "4S"))
+    arb = Arbiter(g)
+    for i in range(3):
+        arb.press(("play", 0, i, 0), 100)
+    res = arb.settle(5000)
+    assert [r for a, t, r in res] == [None, None, None]
+    assert g.piles[0][-3:] == cs("9D 10C JD")
+
+
+@check
 def r21_tie_alternates():
     g = race()
     first = g.tie_priority

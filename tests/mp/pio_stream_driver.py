@@ -237,6 +237,49 @@ def case_overflow():
                          s.stamp(loops_for_us(300000))]}
 
 
+def case_lost_then_batch():
+    # One run of the handler: a count word alone (its state word lost), a pair, a state
+    # word alone (its count word lost), another pair. The lost words are counted and
+    # skipped; both pairs after them are events of that same run.
+    s = Sampler()
+    a = loops_for_us(50000)
+    b = loops_for_us(80000)
+    s.push((-7) & MASK29)
+    s.sample(a, 1)
+    s.push(1 << 29)
+    s.sample(b, 1 | 8)
+    s.time_of(b)
+    s.irq()
+    return {"events": ev(s.cap.drain(poll=False)), "lost": s.cap.lost_words,
+            "expected": [s.stamp(a), s.stamp(b)]}
+
+
+def case_lockout_edge():
+    # The press's lock-out (10 ms) ends at press + 10000 µs. A release sampled in that
+    # very µs is no bounce: the handler emits it at once, with its sample's stamp. One
+    # sampled in the µs before is a bounce, and comes out at the lock-out's end.
+    out = {}
+    for name, off in (("at_end", 10000), ("before_end", 9999)):
+        s = Sampler()
+        p = 1000
+        s.sample(p, 1)
+        s.time_of(p)
+        s.irq()
+        press = s.stamp(p)
+        q = p
+        while s.stamp(q) != (press + off) % PERIOD:
+            q += 1
+        s.sample(q, 0)
+        s.time_of(q)
+        s.irq()
+        r = {"handler": ev(s.cap.drain(poll=False)), "bounces": list(s.cap.bounces),
+             "press": press}
+        s.now[0] = (press + 10100) % PERIOD
+        r["later"] = ev(s.cap.drain())
+        out[name] = r
+    return out
+
+
 def case_idle_frames():
     # An ordinary frame's poll() switches no interrupt off and reads nothing but the
     # clock and the ring's count.
@@ -361,6 +404,8 @@ CASES = {
     "lockout_due": case_lockout_due,
     "overlapping_lockouts": case_overlapping_lockouts,
     "heap_lock": case_heap_lock,
+    "lost_then_batch": case_lost_then_batch,
+    "lockout_edge": case_lockout_edge,
 }
 
 
