@@ -33,6 +33,7 @@ def test_hw_layer_under_cpython(tmp_path):
     assert sto.startswith("RESULT storage True None SAVED DATA CORRUPT")
 
 
+@pytest.mark.mp
 def test_hw_layer_is_the_same_under_micropython(tmp_path):
     if not MICROPYTHON.exists():
         pytest.skip("no micropython binary")
