@@ -12,10 +12,19 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | 
 HEADLESS := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: test bench setup setup-play clean golden simulate mutate
+# Every target that names no file; `make help` lists each with the text after its `##`.
+.PHONY: help setup setup-play test test-fast golden bench bench-emulator bench-firmware \
+	bench-pico bench-web simulate mutate clean play demo wiring firmware-sim deploy repl \
+	device-test pico-setup play-pico pico-sim web web-serve web-test chromium
 
-setup: $(STAMP)
-setup-play: $(PLAY_STAMP)
+.DEFAULT_GOAL := help
+
+help: ## list the targets, one line each (what plain `make` does)
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-z-]*:.*## / {printf "  make %-15s %s\n", $$1, $$2}' \
+	  $(firstword $(MAKEFILE_LIST))
+
+setup: $(STAMP) ## create .venv with everything the tests need
+setup-play: $(PLAY_STAMP) ## create .venv with what playing and deploying need
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,11 +39,17 @@ $(STAMP): requirements.txt requirements-dev.txt | $(PY)
 	rm -f $(VENV)/.installed-* $(VENV)/.play-*
 	touch $@ $(PLAY_STAMP)
 
-test: $(STAMP) pico-setup web chromium
+test: $(STAMP) pico-setup web chromium ## the whole suite, headless
 	$(HEADLESS) $(PY) -m pytest -q
 
-# Speed and memory tables (never timed tests).
-bench: $(STAMP)
+# The rules core, the firmware app and the emulator's own tests: no emulated Pico, no
+# browser, no MicroPython binary, nothing that needs the network (markers: pytest.ini).
+test-fast: $(STAMP) ## the quick tiers only (no emulated Pico, browser or MicroPython binary)
+	$(HEADLESS) $(PY) -m pytest -q -m "not pico and not web and not mp and not slow"
+
+# Speed and memory tables (never timed tests). The other tables first, as make runs
+# prerequisites before the recipe.
+bench: $(STAMP) bench-emulator bench-firmware bench-web ## speed and memory tables (docs/BENCHMARKS.md)
 	$(PY) tools/bench_rules.py
 	$(PY) tools/bench_irq_fairness.py
 
@@ -45,42 +60,40 @@ bench: $(STAMP)
 MUTATE_STAMP := $(VENV)/.mutate-$(shell cksum < requirements-mutate.txt | cut -d' ' -f1)
 
 $(MUTATE_STAMP): requirements-mutate.txt $(STAMP)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-mutate.txt
+	$(PIP) -r requirements-mutate.txt
 	rm -f $(VENV)/.mutate-*
 	touch $@
 
-mutate: $(STAMP) $(MUTATE_STAMP)
+mutate: $(STAMP) $(MUTATE_STAMP) ## mutation testing (FILES=, SAMPLE=, JOBS=, SEED=)
 	$(PY) tools/mutate.py $(if $(FILES),--files $(FILES)) $(if $(SAMPLE),--sample $(SAMPLE)) \
 	  $(if $(JOBS),--jobs $(JOBS)) $(if $(SEED),--seed $(SEED))
 
-# Regenerate the golden playthrough transcripts (only when a rule change is intended).
-golden: $(STAMP)
-	$(PY) -m pytest -q tests/test_golden.py --regen-golden
+# Regenerate the golden playthrough transcripts and the golden screens (only when a rule
+# or picture change is intended).
+golden: $(STAMP) ## rewrite the golden transcripts and screens (an intended change only)
+	$(HEADLESS) $(PY) -m pytest -q tests/test_golden.py tests/test_emulator_golden.py --regen-golden
 
-clean:
+clean: ## remove .venv, build/ and the test caches
 	rm -rf $(VENV) build .pytest_cache .hypothesis
 
 # CPU vs CPU self-play: the difficulty table and invariant soak (N games per pairing).
-simulate: $(STAMP)
+simulate: $(STAMP) ## CPU against CPU, every pairing (N= games each)
 	$(PY) tools/simulate.py --games $(or $(N),300)
 
 # The desktop emulator (docs/EMULATOR.md). `make play` opens the window at the title
 # menu (ARGS="--p1 hard" etc. are passed on); `make demo` plays CPU against CPU in this
 # terminal at real speed (P0=/P1= pick the levels; Ctrl-C or q stops it cleanly).
-.PHONY: play demo bench-emulator
-play: $(PLAY_STAMP)
+play: $(PLAY_STAMP) ## the game in a window (ARGS= for more options)
 	$(PY) -m desktop_emulator $(ARGS)
 
-demo: $(PLAY_STAMP)
+demo: $(PLAY_STAMP) ## CPU against CPU in this terminal (P0=, P1=)
 	$(PY) -m desktop_emulator --terminal --p0 $(or $(P0),normal) --p1 $(or $(P1),hard) $(ARGS)
 
-bench-emulator: $(STAMP)
+bench-emulator: $(STAMP) ## the emulator's table (part of bench)
 	$(HEADLESS) $(PY) tools/bench_emulator.py
-bench: bench-emulator
 
 # Regenerate hardware/WIRING.md and hardware/wiring.svg from firmware/boards/pico.py.
-.PHONY: wiring
-wiring: $(STAMP)
+wiring: $(STAMP) ## regenerate hardware/WIRING.md and wiring.svg
 	$(PY) tools/gen_wiring.py
 
 # ---- firmware on a board --------------------------------------------------------------
@@ -89,28 +102,25 @@ wiring: $(STAMP)
 PORT ?=
 MPREMOTE = $(VENV_BIN)/mpremote $(if $(PORT),connect $(PORT),)
 
-.PHONY: firmware-sim bench-firmware deploy repl device-test
-
 # One whole game of the firmware app under the real MicroPython's 64-bit unix port
 # (176K heap: tools/firmware_sim.py says why; `make pico-sim` measures the device).
-firmware-sim: $(STAMP)
+firmware-sim: $(STAMP) ## one game of the firmware app under MicroPython
 	$(PY) tools/firmware_sim.py
 
 # Frame time, allocation, pages and I2C time per frame; part of `make bench`.
-bench-firmware: $(STAMP)
+bench-firmware: $(STAMP) ## the firmware's frame table (part of bench)
 	$(PY) tools/bench_firmware.py
-bench: bench-firmware
 
 # Compile to .mpy, install the SSD1306 driver if the board has none, remove stale
 # modules, copy, reset (tools/deploy.py; works on a board that is running the game).
-deploy: $(PLAY_STAMP)
+deploy: $(PLAY_STAMP) ## put the game on a Pico (PORT=)
 	$(PY) tools/deploy.py $(if $(PORT),--port $(PORT),)
 
-repl: $(PLAY_STAMP)
+repl: $(PLAY_STAMP) ## the board's REPL (PORT=)
 	$(MPREMOTE) repl
 
 # The self-test on the board (live buttons, test pattern, beep); Ctrl-C to leave.
-device-test: $(PLAY_STAMP)
+device-test: $(PLAY_STAMP) ## the self-test on the board (PORT=)
 	$(MPREMOTE) run firmware/selftest.py
 
 # ---- the emulated Pico --------------------------------------------------------------
@@ -121,8 +131,7 @@ PICO_STAMP := $(PICO_DIR)/node_modules/.installed-$(shell cksum < $(PICO_DIR)/pa
 FIRMWARE ?=
 PICO_ARGS = $(if $(FIRMWARE),--firmware $(FIRMWARE),)
 
-.PHONY: pico-setup pico-sim bench-pico play-pico
-pico-setup:
+pico-setup: ## install the emulated Pico's Node.js packages (if npm is there)
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(PICO_STAMP); \
 	else echo "npm not found: the emulated-Pico tests will be skipped (install Node.js 18+)"; fi
 
@@ -132,15 +141,15 @@ $(PICO_STAMP): $(PICO_DIR)/package-lock.json
 	touch $@
 
 # The game in the window, on the emulated Pico (the real firmware, slower than `make play`).
-play-pico: $(STAMP) pico-setup
+play-pico: $(STAMP) pico-setup ## the window with the real firmware on the emulated Pico
 	$(PY) -m desktop_emulator --engine pico $(PICO_ARGS) $(ARGS)
 
 # One whole CPU-against-CPU game of the real firmware on the emulated Pico.
-pico-sim: $(STAMP) pico-setup
+pico-sim: $(STAMP) pico-setup ## one whole game on the emulated Pico (minutes)
 	$(PY) tools/pico_sim.py $(PICO_ARGS) $(ARGS)
 
 # Races, latencies, frame times, heap and flash timings measured on the emulated chip.
-bench-pico: $(STAMP) pico-setup
+bench-pico: $(STAMP) pico-setup ## timings on the emulated chip (build/pico-bench.json)
 	$(PY) tools/bench_pico.py $(PICO_ARGS) $(ARGS)
 
 # ---- the browser build (docs/WEB.md) ------------------------------------------------
@@ -153,8 +162,6 @@ WEB_PORT ?= 8000
 WEB_SOURCES = $(shell find firmware shared_rules web/spitweb -name '*.py' -not -path '*/__pycache__/*') \
 	web/index.html web/spit.css web/spit.js web/build.py desktop_emulator/display.py
 
-.PHONY: web web-serve web-test bench-web chromium
-
 $(NPM_STAMP): web/package.json web/package-lock.json
 	@command -v npm >/dev/null 2>&1 || { echo "make: the browser build needs Node.js's npm" \
 	  "(Debian: apt-get install npm)" >&2; exit 1; }
@@ -165,13 +172,13 @@ $(NPM_STAMP): web/package.json web/package-lock.json
 build/web/spit.html: $(STAMP) $(NPM_STAMP) $(WEB_SOURCES)
 	$(PY) web/build.py
 
-web: build/web/spit.html
+web: build/web/spit.html ## the browser build (build/web/, spit.html)
 
-web-serve: web
+web-serve: web ## serve the browser build on 127.0.0.1 (WEB_PORT=)
 	$(PY) web/serve.py --port $(WEB_PORT)
 
 # Debian's chromium for the browser tests, installed when missing (CI runs as root).
-chromium:
+chromium: ## install Debian's chromium for the browser tests if missing
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "chromium is missing: installing Debian's package for the browser tests"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
@@ -179,10 +186,9 @@ chromium:
 	  echo "make: could not install chromium: run 'apt-get install chromium' as root" >&2; \
 	  exit 1; }; }
 
-web-test: $(STAMP) web chromium
+web-test: $(STAMP) web chromium ## only the browser build's tests
 	$(HEADLESS) $(PY) -m pytest -q tests/test_web_ports.py tests/test_web_build.py tests/test_web_browser.py
 
 # Frames per second and step time in headless Chromium (a table; docs/BENCHMARKS.md).
-bench-web: $(STAMP) web chromium
+bench-web: $(STAMP) web chromium ## the browser's table (part of bench)
 	$(PY) tools/bench_web.py
-bench: bench-web

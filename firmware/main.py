@@ -12,14 +12,13 @@
 
 import time
 
-from firmware.boards import pico as board
-from shared_rules.pad import SIX_BUTTON, TWO_BUTTON
+from firmware.hw import chip_name
+from firmware.hw.board import button_pins, build_hardware, held_at_boot
 
 FRAME_US = 33333          # 30 frames a second (a typical frame sends <= 4 pages)
 CHECK_US = 1000000        # how often the loop checks that the input's interrupt is alive
 WDT_MS = 4000             # longest a frame, a flash save or the boot may take
 STORAGE_PATH = "/spit.json"
-PULLUP_SETTLE_MS = 20     # pull-ups (~50 kOhm) charging a pad's debounce capacitor
 NO_DISPLAY_US = 10000000  # how often a board without a working display says so
 EXTRA_STEP_US = 500       # after the arbiter's window, when a press waits to be shown
 
@@ -29,49 +28,6 @@ _WDT_CTRL_CLR = {"RP2040": 0x40058000 + 0x3000, "RP2350": 0x400D8000 + 0x3000}
 _WDT_ENABLE = 1 << 30
 
 app = None                # the running App (for the REPL and the emulated Pico's harness)
-
-
-def button_pins():
-    """The buttons in use: the board's BUTTONS (or ACTIVE_BUTTONS if it names another
-    set) and the pad scheme they make."""
-    pins = getattr(board, "ACTIVE_BUTTONS", board.BUTTONS)
-    six = False
-    for _gpio, _player, name in pins:
-        if name not in ("A", "B"):
-            six = True
-    return pins, (SIX_BUTTON if six else TWO_BUTTON)
-
-
-def held_at_boot(machine, pins, sleep_ms=None):
-    """True if any button is held: every pin is switched to its pull-up first, then
-    given time to settle, then read (a pad with an RC debounce reads low for a while)."""
-    gpios = []
-    for gpio, _player, _name in pins:
-        gpios.append(machine.Pin(gpio, machine.Pin.IN, machine.Pin.PULL_UP))
-    (sleep_ms or time.sleep_ms)(PULLUP_SETTLE_MS)
-    for p in gpios:
-        if p.value() == 0:
-            return True
-    return False
-
-
-def build_hardware(machine, pins):
-    from firmware.hw.display import Display, free_bus
-    from firmware.hw.buttons import start_capture
-    from firmware.hw.buzzer import Buzzer
-    free_bus(machine, board.I2C_SDA, board.I2C_SCL)    # a panel stuck mid-byte by a reset
-    i2c = machine.I2C(board.I2C_ID, sda=machine.Pin(board.I2C_SDA),
-                      scl=machine.Pin(board.I2C_SCL), freq=board.I2C_FREQ)
-    display = Display(i2c, board.OLED_ADDR, board.OLED_WIDTH, board.OLED_HEIGHT)
-    buttons = start_capture(pins, board.DEBOUNCE_US, machine)
-    buzzer = Buzzer(board.BUZZER, machine)
-    return display, buttons, buzzer
-
-
-def chip_name(machine=None):
-    import sys
-    m = getattr(sys.implementation, "_machine", "")
-    return "RP2350" if "RP2350" in m else "RP2040"
 
 
 def stop_watchdog(machine):

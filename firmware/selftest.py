@@ -170,7 +170,8 @@ def main():
     import machine
     import time
     from firmware.boards import pico as board
-    from firmware.main import button_pins, build_hardware, chip_name
+    from firmware.hw import chip_name
+    from firmware.hw.board import button_pins, build_hardware
     from firmware.hw.jumper import JumperSignal
     pins, _scheme = button_pins()
     display, buttons, buzzer = build_hardware(machine, pins)

@@ -659,3 +659,37 @@ class View:
         self.fb.fill(0)
         self._mark(0, 0, W, H, 0)
         return True
+
+    def banners(self, kind, key, half0, half1):
+        """A screen of two halves (over, pause, rematch), each facing its player: a big
+        banner (inverted for a win), up to two lines, then a row of choices. half =
+        (banner, inverted, line1, line2, choices, selected); selected -1: none lit (the
+        choices do not respond yet). Here, not in a screen's module, because the pause and
+        rematch screens draw it too and must not keep the game-over screen loaded."""
+        if not self.begin_text(kind, key):
+            return False
+        for rot in (0, 1):
+            banner, inv, l1, l2, items, sel = half1 if rot else half0
+            fg = 1
+            if inv:
+                self.fill_rect(4, 32, W - 8, 12, 1, rot)
+                fg = 0
+            self.big_centred(banner, 33, fg, rot)
+            self.centred(l1, 45, 1, rot)
+            self.centred(l2, 51, 1, rot)
+            if items:
+                gap = 10
+                total = (len(items) - 1) * gap
+                for s in items:
+                    total += text_width(s) + 4
+                x = (W - total) // 2
+                for k in range(len(items)):
+                    s = items[k]
+                    w = text_width(s) + 4
+                    c = 1
+                    if k == sel:
+                        self.fill_rect(x, 57, w, 7, 1, rot)
+                        c = 0
+                    self.text(s, x + 2, 58, c, rot)
+                    x += w + gap
+        return True

@@ -11,6 +11,8 @@ import pytest
 
 from tests.helpers import ROOT, MICROPYTHON
 
+pytestmark = pytest.mark.mp
+
 sys.path.insert(0, str(ROOT / "tools"))
 try:
     import firmware_sim

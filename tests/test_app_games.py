@@ -2,6 +2,8 @@
 whole games with two scripted humans, the CPU seat, feedback for an illegal press vs a
 lost race (R20), ties (R21), stall and spit again (R22-R23), the slap and its time
 limit (R25-R26, R33), pause, game over, input overflow, the six-button scheme."""
+import sys
+
 import pytest
 
 from desktop_emulator import framebuf
@@ -475,6 +477,52 @@ def test_the_pause_button_pauses_and_resumes_without_touching_the_game():
     assert app.game.snapshot() == snap and [pad.cursor for pad in app.pads] == cursors
     r.tap(1, "PAUSE", frames=2)
     assert app.screen == A.GAME and app.game.snapshot() == snap
+
+
+def loaded_screens():
+    return sorted(m for m in sys.modules if m.startswith("firmware.screens."))
+
+
+def test_only_the_game_screen_is_in_memory_while_a_game_is_played(monkeypatch):
+    # docs/ARCHITECTURE.md: during play every other screen's code is off the heap; the
+    # pause and rematch screens draw like the game-over screen and must not load it.
+    from firmware import screens
+    for name in screens.LAZY.values():             # as at power-up, whatever ran before
+        monkeypatch.delitem(sys.modules, "firmware.screens." + name, raising=False)
+        monkeypatch.delattr(screens, name, raising=False)
+    only_game = ["firmware.screens.game"]
+    r = rig()
+    app = r.app
+    r.frames(1)
+    assert loaded_screens() == only_game + ["firmware.screens.title"]
+    while app.menu_text(app.menu_items()[app.title.sel % 7]) != "START":
+        r.menu(["A"])
+    r.menu(["B"])
+    assert app.screen == A.GAME and loaded_screens() == only_game
+    both_press(r)
+    assert app.game.phase == "play"
+    r.tap(0, "PAUSE", frames=2)
+    assert app.screen == A.PAUSE
+    assert loaded_screens() == only_game + ["firmware.screens.pause"]
+    r.tap(0, "PAUSE", frames=2)
+    assert app.screen == A.GAME and loaded_screens() == only_game
+    r.add_bots(("hard", "hard"), seed=5)
+    seen = set()
+
+    def watch(app):
+        if app.screen == A.GAME:
+            seen.add(tuple(loaded_screens()))
+        return app.screen == A.OVER
+    r.until(watch)
+    assert seen == {tuple(only_game)}
+    assert loaded_screens() == only_game + ["firmware.screens.over"]
+    r.hands.clear()
+    r.frames(60)                                   # the result stands a moment first
+    r.tap(0, "B", frames=2)                        # REMATCH
+    assert app.screen == A.REMATCH
+    assert loaded_screens() == only_game + ["firmware.screens.rematch"]
+    r.until(lambda app: app.screen == A.GAME)
+    assert loaded_screens() == only_game
 
 
 def test_the_pause_button_does_nothing_on_the_title():

@@ -33,6 +33,7 @@ def test_hw_layer_under_cpython(tmp_path):
     assert sto.startswith("RESULT storage True None SAVED DATA CORRUPT")
 
 
+@pytest.mark.mp
 def test_hw_layer_is_the_same_under_micropython(tmp_path):
     if not MICROPYTHON.exists():
         pytest.skip("no micropython binary")
@@ -123,13 +124,13 @@ def test_selftest_shows_pattern_then_live_buttons():
 
 
 def test_main_picks_the_buttons_and_scheme_from_the_board():
-    from firmware import main
+    from firmware.hw import board
     from firmware.boards import pico
-    pins, scheme = main.button_pins()
+    pins, scheme = board.button_pins()
     assert pins == pico.BUTTONS and scheme == 2
     pico.ACTIVE_BUTTONS = pico.BUTTONS_SIX
     try:
-        pins, scheme = main.button_pins()
+        pins, scheme = board.button_pins()
         assert scheme == 6 and len(pins) == 12
     finally:
         del pico.ACTIVE_BUTTONS
@@ -216,7 +217,8 @@ def test_importing_the_device_modules_touches_no_hardware():
     # `machine` does not exist on CPython: importing these must not need it.
     code = ("import firmware.main, firmware.selftest, firmware.hw.display, "
             "firmware.hw.buzzer, firmware.hw.storage, firmware.hw.buttons, "
-            "firmware.hw.buttons_pio, firmware.hw.jumper, "
+            "firmware.hw.buttons_pio, firmware.hw.capture, firmware.hw.board, "
+            "firmware.hw.jumper, "
             "firmware.app, firmware.view; print('ok')")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=str(ROOT), env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})

@@ -2,6 +2,8 @@
 offers to continue from the last round boundary it saved completely, or starts clean;
 never a corrupt game, never a crash."""
 
+import pytest
+
 from desktop_emulator import framebuf
 from firmware import app as A
 from firmware.fakeports import Rig
@@ -62,6 +64,7 @@ def check_restart(files, boundaries):
     return snap
 
 
+@pytest.mark.slow
 def test_power_cut_at_many_frames_resumes_the_last_round_boundary():
     fs = FakeFlash()
     r, boundaries, total, cut = play(fs)
@@ -81,6 +84,7 @@ def test_power_cut_at_many_frames_resumes_the_last_round_boundary():
     assert checked >= 20
 
 
+@pytest.mark.slow
 def test_power_cut_inside_every_save_never_corrupts():
     fs = FakeFlash()
     _, boundaries, _, _ = play(fs)

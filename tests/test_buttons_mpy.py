@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.mp
+
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = ROOT / "tests" / "mp" / "buttons_driver.py"
 MICROPYTHON = Path(sys.executable).parent / "micropython"

@@ -11,6 +11,8 @@ import pytest
 
 from tests.helpers import ROOT, MICROPYTHON
 
+pytestmark = pytest.mark.mp
+
 DRIVER = ROOT / "tests" / "mp" / "pio_stream_driver.py"
 
 

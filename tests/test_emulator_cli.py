@@ -330,6 +330,7 @@ def test_dump_frames_writes_every_shown_frame_with_times(tmp_path):
     assert cli.main(["--headless", "--dump-frames", str(d / "frames.txt")]) == 2
 
 
+@pytest.mark.slow
 def test_a_long_game_records_whole_beyond_the_devices_limit(tmp_path):
     # The device caps a game's recording at 16 KB (firmware/app.py RECORD_LIMIT); the
     # emulator lifts the cap, so a long easy-vs-easy game still replays to its end.

@@ -316,6 +316,7 @@ def test_differencing_makes_a_mostly_static_clip_small():
     assert all(f["box"] == (180, 48, 24, 24) for f in gif["frames"][1:])
 
 
+@pytest.mark.slow
 def test_a_30_second_clip_at_10_fps_encodes_in_seconds():
     frames = some_frames()
     clip = [frames[(i * 3) % len(frames)] for i in range(300)]

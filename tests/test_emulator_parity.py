@@ -10,7 +10,8 @@ import pytest
 from desktop_emulator import framebuf, screens
 from tests.helpers import MICROPYTHON, ROOT, device_modules, run_micropython
 
-pytestmark = pytest.mark.skipif(not MICROPYTHON.exists(), reason="no micropython binary")
+pytestmark = [pytest.mark.mp,
+              pytest.mark.skipif(not MICROPYTHON.exists(), reason="no micropython binary")]
 
 
 @pytest.fixture(scope="module")

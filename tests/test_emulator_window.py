@@ -241,6 +241,7 @@ def human_script():
     return acts
 
 
+@pytest.mark.slow
 def test_a_windowed_session_recorded_replays_headless_to_the_same_state(tmp_path):
     rec = tmp_path / "window.txt"
     rc, out = run_window(["--p1", "normal", "--seed", "5", "--frames", "900", "--record",

@@ -569,6 +569,7 @@ def test_parity_cases_exercise_what_they_claim():
     assert len(octants) == 8
 
 
+@pytest.mark.mp
 @pytest.mark.parametrize("group", list(GEOMETRIES) + ["constructor"])
 def test_parity_with_real_micropython_framebuf(parity_results, group):
     cases, device, standin = parity_results

@@ -2,7 +2,7 @@
 missing, NACKs or glitches, a bus left stuck by a reset, pads whose pull-ups need time
 to settle. On fakes, under CPython (the same code runs on the board)."""
 from desktop_emulator import framebuf
-from firmware import main as fw_main
+from firmware.hw import board as hw_board
 
 from firmware.hw.display import Display, free_bus, RETRY_SHOWS
 
@@ -199,8 +199,8 @@ class RcPads:
 def test_pullups_are_given_time_to_settle_before_a_held_button_is_seen():
     m = RcPads()
     pins = [(2, 0, "A"), (3, 0, "B"), (14, 1, "A"), (15, 1, "B")]
-    assert fw_main.held_at_boot(m, pins, sleep_ms=m.sleep_ms) is False
-    assert m.now_ms >= 5 and fw_main.PULLUP_SETTLE_MS >= 5
+    assert hw_board.held_at_boot(m, pins, sleep_ms=m.sleep_ms) is False
+    assert m.now_ms >= 5 and hw_board.PULLUP_SETTLE_MS >= 5
 
 
 

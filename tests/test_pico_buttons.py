@@ -12,6 +12,8 @@ import pytest
 from desktop_emulator.pico.device import Pico, MS, US
 from firmware.boards import pico as board
 
+pytestmark = pytest.mark.pico
+
 BUTTONS = [g for g, _p, _n in board.BUTTONS]
 P0_A, P0_B, P1_A, P1_B = board.P0_A, board.P0_B, board.P1_A, board.P1_B
 LEAD_NS = 2 * MS                   # edges start this long after the script says READY

@@ -11,6 +11,8 @@ from desktop_emulator.pico import image as img
 from desktop_emulator.pico.device import Pico, DeviceError, DeviceTimeout, MS
 from tests.helpers import ROOT, MICROPYTHON, run_micropython
 
+pytestmark = pytest.mark.pico
+
 BUTTONS = (2, 3, 14, 15)
 
 

@@ -9,6 +9,8 @@ import pytest
 from desktop_emulator import cli, session
 from desktop_emulator.clock import ticks_diff, TICKS_PERIOD
 
+pytestmark = pytest.mark.pico
+
 
 def run_cli(*argv):
     out = io.StringIO()

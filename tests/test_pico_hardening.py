@@ -3,10 +3,14 @@ missing at power-up or NACKing in the middle of a game, and buzzer notes that mu
 their length however long a frame takes."""
 
 
+import pytest
+
 from desktop_emulator.pico.device import Pico, MS
 from desktop_emulator.pico.engine import PwmTone
 from firmware import sound
 from firmware.boards import pico as board
+
+pytestmark = pytest.mark.pico
 
 BUTTONS = [g for g, _p, _n in board.BUTTONS]
 

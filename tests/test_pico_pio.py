@@ -9,6 +9,8 @@ import pytest
 
 from desktop_emulator.pico.device import Pico
 
+pytestmark = pytest.mark.pico
+
 BUTTONS = (2, 3, 14, 15)
 
 

@@ -25,7 +25,8 @@ BUTTONS = (2, 3, 14, 15)
 TABLE = 896 + 40
 MPREMOTE = [sys.executable, "-m", "mpremote"]
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+pytestmark = [pytest.mark.pico,
+              pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")]
 
 
 def game_board(fw, files, extra=None):

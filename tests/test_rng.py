@@ -1,6 +1,7 @@
 """The PRNG (R40) keeps every number of xorshift32 while its hot calls stay within the
 RP2040's small ints (under 2**30), so shuffling and the CPU player allocate nothing on
 the chip."""
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,6 +83,7 @@ def test_hot_calls_keep_every_value_under_2_to_the_30():
     assert r.next24() < 1 << 24 and r.next16() < 1 << 16
 
 
+@pytest.mark.pico
 def test_the_shuffle_allocates_nothing_on_the_rp2040(pico_firmware, pico_files_no_main):
     """On the chip, with the heap locked, a whole shuffle and the CPU player's draws run
     without a MemoryError: no 32-bit int is ever made."""

@@ -15,6 +15,8 @@ from tests.web_helpers import built_site, desktop_run, desktop_state
 import cdp
 import serve
 
+pytestmark = pytest.mark.web
+
 STORE_KEY = "spit-handheld/spit.json"
 
 

@@ -14,6 +14,8 @@ import pytest
 from tests.helpers import ROOT
 from tests.web_helpers import WEB, built_site, load_build_module
 
+pytestmark = pytest.mark.web
+
 PACKAGE = "@micropython/micropython-webassembly-pyscript"
 
 

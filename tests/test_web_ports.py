@@ -16,6 +16,8 @@ from shared_rules.game import Game, Rules
 from spitweb import digest, ports, session
 from spitweb.ports import TICKS_PERIOD, GAP_CAP_US
 
+pytestmark = pytest.mark.web
+
 STORE_KEY = "spit-handheld/spit.json"
 
 
@@ -420,6 +422,7 @@ print(digest.sha1_pure(b"abc"), digest.sha1_hex(b"abc"))
 """
 
 
+@pytest.mark.mp
 @pytest.mark.skipif(not MICROPYTHON.exists(), reason="micropython binary missing")
 def test_the_web_python_runs_on_micropython_with_the_same_state_lines(tmp_path):
     script = tmp_path / "web_mp.py"

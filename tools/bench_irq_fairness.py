@@ -30,7 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from firmware.hw.buttons import ButtonCapture, ticks_diff30  # noqa: E402
+from firmware.hw.buttons import ButtonCapture  # noqa: E402
+from firmware.hw.capture import ticks_diff30  # noqa: E402
 
 HANDLER_US = 20  # one MicroPython hard-IRQ handler call on an RP2040 at 125 MHz
 STAMP_AT = 4  # us from handler start to its ticks_us() call

@@ -110,12 +110,13 @@ def play(seconds, seed, cpu_level=3, heap_every=15):
     timed and the input and saves logged around it)."""
     import machine
     from firmware import main as fm
+    from firmware.hw import board
     from firmware.app import App, Ports
     from firmware.hw.storage import FileStorage
     from firmware.hw.clock import Clock
     from shared_rules.game import Rules
-    pins, scheme = fm.button_pins()
-    display, buttons, buzzer = fm.build_hardware(machine, pins)
+    pins, scheme = board.button_pins()
+    display, buttons, buzzer = board.build_hardware(machine, pins)
     storage = FileStorage(fm.STORAGE_PATH)
     save = storage.save
 

@@ -48,7 +48,8 @@
 
 from array import array
 
-from firmware.hw.buttons import Capture, _ticks_us, _ticks_diff
+from firmware.hw import chip_name
+from firmware.hw.capture import Capture, ticks_us as _ticks_us, ticks_diff as _ticks_diff
 
 try:
     from micropython import const
@@ -341,7 +342,7 @@ class PioCapture(Capture):
         # chains to cal_time, which copies the µs timer into `reads`, chains back.
         self._scratch = array("i", [0])
         self._reads = array("i", [0] * _CAL_PUSHES)
-        cal_time.config(read=_TIMERAWL[_chip()], write=self._reads, count=1,
+        cal_time.config(read=_TIMERAWL[chip_name()], write=self._reads, count=1,
                         ctrl=cal_time.pack_ctrl(size=2, inc_read=False, inc_write=True,
                                                 treq_sel=_TREQ_PERMANENT,
                                                 chain_to=cal_read.channel, irq_quiet=True),
@@ -670,7 +671,3 @@ def _forget_programs():
     if hasattr(firmware.hw, "pio_programs"):
         del firmware.hw.pio_programs
 
-
-def _chip():
-    import sys
-    return "RP2350" if "RP2350" in getattr(sys.implementation, "_machine", "") else "RP2040"

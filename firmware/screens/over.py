@@ -5,7 +5,6 @@
 
 from shared_rules.arbiter import ticks_diff
 from firmware import sound
-from firmware.view import W, text_width
 from firmware.screens import OVER, REMATCH, B, PAUSE_BUTTON
 
 try:
@@ -62,41 +61,7 @@ class OverScreen:
         return (banner, inv, l1, l2, CHOICES, self.sel if self.ready else -1)
 
     def draw(self, view, key):
-        return banners(view, OVER, key, self.half(0), self.half(1))
-
-
-def banners(view, kind, key, half0, half1):
-    """A screen of two halves (over, pause, rematch), each facing its player: a big
-    banner (inverted for a win), up to two lines, then a row of choices. half =
-    (banner, inverted, line1, line2, choices, selected); selected -1: none lit (the
-    choices do not respond yet)."""
-    if not view.begin_text(kind, key):
-        return False
-    for rot in (0, 1):
-        banner, inv, l1, l2, items, sel = half1 if rot else half0
-        fg = 1
-        if inv:
-            view.fill_rect(4, 32, W - 8, 12, 1, rot)
-            fg = 0
-        view.big_centred(banner, 33, fg, rot)
-        view.centred(l1, 45, 1, rot)
-        view.centred(l2, 51, 1, rot)
-        if items:
-            gap = 10
-            total = (len(items) - 1) * gap
-            for s in items:
-                total += text_width(s) + 4
-            x = (W - total) // 2
-            for k in range(len(items)):
-                s = items[k]
-                w = text_width(s) + 4
-                c = 1
-                if k == sel:
-                    view.fill_rect(x, 57, w, 7, 1, rot)
-                    c = 0
-                view.text(s, x + 2, 58, c, rot)
-                x += w + gap
-    return True
+        return view.banners(OVER, key, self.half(0), self.half(1))
 
 
 def result(game, p):

@@ -3,7 +3,6 @@
 
 from firmware import sound
 from firmware.screens import PAUSE, GAME, B, PAUSE_BUTTON
-from firmware.screens.over import banners
 
 HINT = "A: NEXT   B: CHOOSE"
 ITEMS = ("RESUME", "QUIT GAME")
@@ -39,7 +38,7 @@ class PauseScreen:
 
     def draw(self, view, key):
         half = ("PAUSED", False, "", HINT, ITEMS, self.sel)
-        return banners(view, PAUSE, key, half, half)
+        return view.banners(PAUSE, key, half, half)
 
 
 SCREEN = PauseScreen

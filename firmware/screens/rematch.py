@@ -4,7 +4,6 @@
 
 from shared_rules.arbiter import ticks_diff
 from firmware.screens import REMATCH
-from firmware.screens.over import banners
 
 try:
     from micropython import const
@@ -44,7 +43,7 @@ class RematchScreen:
         for p in (0, 1):
             h.append(("REMATCH", False, game_no,
                       series(wins, p, app.cpu[1 - p] is not None), (), -1))
-        return banners(view, REMATCH, key, h[0], h[1])
+        return view.banners(REMATCH, key, h[0], h[1])
 
 
 
