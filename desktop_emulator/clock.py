@@ -15,20 +15,13 @@ wrapping, for the emulator's own bookkeeping).
 
 import time
 
-TICKS_PERIOD = 1 << 30
+# One home for the tick arithmetic: the rules core's (MicroPython's time.ticks_diff).
+from shared_rules.arbiter import ticks_diff, ticks_add, TICKS_PERIOD  # noqa: F401
+from host import clock as _host
+
 TICKS_MASK = TICKS_PERIOD - 1
 #: How far before the wrap a clock started with ``start_near_wrap`` begins.
 NEAR_WRAP_LEAD_US = 2_000_000
-
-
-def ticks_diff(a, b):
-    """``time.ticks_diff`` for the 2**30 period: a - b in [-2**29, 2**29)."""
-    half = TICKS_PERIOD >> 1
-    return ((a - b + half) & TICKS_MASK) - half
-
-
-def ticks_add(t, delta):
-    return (t + delta) & TICKS_MASK
 
 
 def start_ticks(start_near_wrap=False, lead_us=NEAR_WRAP_LEAD_US):
@@ -67,31 +60,10 @@ class PerfClock:
         return (self.start + self.elapsed_us()) & TICKS_MASK
 
 
-class SimClock:
-    """Simulated time: starts at ``start`` ticks (or just before the wrap) and moves
-    only by :meth:`advance` / :meth:`advance_to`."""
+class SimClock(_host.SimClock):
+    """Simulated time (the host floor's), which can also start just before the wrap."""
 
     def __init__(self, start=None, start_near_wrap=False, lead_us=NEAR_WRAP_LEAD_US):
         if start is None:
             start = start_ticks(start_near_wrap, lead_us)
-        self.start = start & TICKS_MASK
-        self._elapsed = 0
-
-    def elapsed_us(self):
-        return self._elapsed
-
-    def ticks_us(self):
-        return (self.start + self._elapsed) & TICKS_MASK
-
-    def advance(self, us):
-        if us < 0:
-            raise ValueError("a clock never goes back")
-        self._elapsed += us
-        return self.ticks_us()
-
-    def advance_to_ticks(self, t):
-        """Move forward to tick count ``t`` (the nearest future instant reading t)."""
-        d = ticks_diff(t, self.ticks_us())
-        if d < 0:
-            raise ValueError("tick %d is in the past" % t)
-        return self.advance(d)
+        _host.SimClock.__init__(self, start)

@@ -19,13 +19,10 @@ PNG files are written with ``pygame.image.save`` (no Pillow).
 import hashlib
 
 from desktop_emulator import framebuf
-
-W = 128
-H = 64
-BUF_LEN = W * H // 8
-
-OFF = (6, 10, 18)         # an unlit OLED pixel
-ON = (196, 228, 255)      # a lit one (a white SSD1306 has a cool tint)
+from host.ports import Panel, W, H, BUF_LEN
+# The handheld's colours are the host floor's, shared with the browser.
+from host.skin import (OFF, ON, BODY, BODY_EDGE, GLASS, LETTERBOX, BUTTON_IDLE,
+                       BUTTON_LIT, BUTTON_RING, LABEL, LABEL_DIM)
 
 # bit b of a byte -> 1 / 0: turns a 128-byte page into the 128 pixels of one row.
 _BIT_ROWS = [bytes((v >> b) & 1 for v in range(256)) for b in range(8)]
@@ -80,52 +77,14 @@ def load_png_pixels(path, threshold=128):
     return bytes(out)
 
 
-class FrameDisplay:
-    """The display port without a window.
-
-    ``buf`` is what the app draws into (through ``fb``); ``panel`` is what the OLED
-    shows. Like the device's SSD1306 port, ``show_spans(spans)`` sends only the
-    columns the view says it redrew in each 8-row page, and ``show()`` everything; the
-    window, the terminal and screenshots draw ``panel``. So if the view ever forgot
-    to report a change, the emulator would show the same stale pixels the handheld
-    would (``stale_bytes()`` counts them), rather than hide the bug."""
+class FrameDisplay(Panel):
+    """The display port without a window: the host floor's Panel (host/ports.py) on
+    the byte-exact framebuf stand-in. ``buf`` is what the app draws, ``panel`` what
+    the OLED shows (only the spans the view reported are sent, as on the device); the
+    window, the terminal and screenshots draw ``panel``."""
 
     def __init__(self, on_show=None):
-        self.buf = bytearray(BUF_LEN)
-        self.fb = framebuf.FrameBuffer(self.buf, W, H, framebuf.MONO_VLSB)
-        self.panel = bytearray(BUF_LEN)
-        self.shows = 0
-        self.pages_sent = 0
-        self.on_show = on_show
-        self.dirty = True
-
-    def show(self):
-        self.panel[:] = self.buf
-        self.pages_sent += H // 8
-        self._shown()
-
-    def show_spans(self, spans):
-        """spans: two bytes a page, first and last column sent (first > last: none)."""
-        buf = self.buf
-        panel = self.panel
-        for p in range(H // 8):
-            x0 = spans[2 * p]
-            x1 = spans[2 * p + 1]
-            if x0 <= x1:
-                o = p * W
-                panel[o + x0:o + x1 + 1] = buf[o + x0:o + x1 + 1]
-                self.pages_sent += 1
-        self._shown()
-
-    def _shown(self):
-        self.shows += 1
-        self.dirty = True
-        if self.on_show is not None:
-            self.on_show(self.panel)
-
-    def stale_bytes(self):
-        """Bytes drawn but never sent to the panel (0 when the view's spans are right)."""
-        return sum(1 for a, b in zip(self.buf, self.panel) if a != b)
+        Panel.__init__(self, framebuf, on_show=on_show)
 
     def frame_bytes(self):
         return bytes(self.buf)
@@ -141,15 +100,6 @@ BEZEL = 4                 # around the glass
 PAD_H = 20                # each player's pad strip
 SKIN_W = W + 2 * 14
 SKIN_H = PAD_H + BEZEL + H + BEZEL + PAD_H
-BODY = (44, 47, 54)
-BODY_EDGE = (70, 74, 84)
-GLASS = (0, 0, 0)
-LETTERBOX = (18, 19, 22)
-BUTTON_IDLE = (120, 32, 40)
-BUTTON_LIT = (255, 214, 64)
-BUTTON_RING = (20, 20, 24)
-LABEL = (190, 194, 204)
-LABEL_DIM = (130, 134, 144)
 
 
 def layout_size(skin):

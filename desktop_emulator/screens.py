@@ -1,5 +1,5 @@
 # The key screens of the game, reached by playing: the firmware's app on a simulated
-# clock with its fake ports (firmware/fakeports.py), a CPU-vs-CPU game for the table
+# clock with its fake ports (host/rig.py), a CPU-vs-CPU game for the table
 # screens, scripted presses for the rest. Pure and deterministic, so the same
 # screens come out of CPython (with the emulator's framebuf stand-in) and of the real
 # MicroPython binary (with its C framebuf):
@@ -14,7 +14,7 @@
 from shared_rules.game import Rules, PLAY, READY, SLAP
 from shared_rules.pad import main_action
 from firmware.app import App, Ports
-from firmware import fakeports as fp
+from host import rig as fp
 
 SEED = 3
 LEVELS = (3, 2)          # hard (player 0) against normal (player 1)

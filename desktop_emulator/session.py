@@ -18,17 +18,21 @@ game and the screen then go through exactly the states they went through when it
 was recorded, on the device or here.
 """
 
-import hashlib
-import json
 import os
 import sys
 import time
 
 from desktop_emulator.clock import ticks_diff
-from desktop_emulator.display import FrameDisplay, frame_sha1
+from desktop_emulator.display import FrameDisplay
+from firmware.app import FRAME_US
+from host.ports import FrameInput as QueueInput
+from host.replays import (ReplayError, LoadedReplay, parse_replay, format_replay,  # noqa: F401
+                          META_PREFIX, SNAPSHOT_PREFIX)
+from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of  # noqa: F401
+from host.state import game_state_line, summary_line
 
-#: The device's frame period (firmware/fakeports.py: 30 frames a second).
-DEVICE_FRAME_US = 33333
+#: The device's frame period (firmware/app.py: 30 frames a second).
+DEVICE_FRAME_US = FRAME_US
 #: The window's frame period: 60 frames a second.
 WINDOW_FRAME_US = 16667
 #: Bytes of replay a game may use on the desktop (the device keeps 16 KB,
@@ -37,27 +41,10 @@ RECORD_LIMIT = 256 << 20
 #: A headless run that has not ended after this much simulated time is stuck.
 MAX_SIM_US = 4 * 3600 * 1000000
 
-LEVELS = ("human", "easy", "normal", "hard")
-CPU_CODE = {"human": None, "easy": 1, "normal": 2, "hard": 3}
-CPU_NAME = {None: "human", 1: "easy", 2: "normal", 3: "hard"}
-META_PREFIX = "# desktop_emulator"
-SNAPSHOT_PREFIX = "# resume-snapshot "
-
 
 def device_frame_us():
-    """The handheld's frame period: firmware/main.py's FRAME_US."""
-    for mod in ("firmware.main", "firmware.fakeports"):
-        try:
-            v = getattr(__import__(mod, None, None, ["FRAME_US"]), "FRAME_US", None)
-        except ImportError:
-            continue
-        if isinstance(v, int) and v > 0:
-            return v
-    return DEVICE_FRAME_US
-
-
-class ReplayError(Exception):
-    """A replay file that cannot be read or played (one line, for the CLI)."""
+    """The handheld's frame period: firmware/app.py's FRAME_US."""
+    return FRAME_US
 
 
 class OutputError(Exception):
@@ -86,74 +73,6 @@ def numbered(path, k):
 
 # ---------------------------------------------------------------- replays on disk
 
-class LoadedReplay:
-    def __init__(self, replay, start_t, frames, snapshot, meta):
-        self.replay = replay
-        self.start_t = start_t      # the tick count at which the game started
-        self.frames = frames        # [(t, [(t, player, code, down), ...])], in order
-        self.snapshot = snapshot    # a resumed game's starting snapshot, or None
-        self.meta = meta            # {"p0": "hard", ...} from the header comment
-
-    @property
-    def seed(self):
-        return self.replay.seed
-
-    @property
-    def rules(self):
-        return self.replay.rules
-
-
-def parse_replay(text, name="replay"):
-    """Text -> LoadedReplay; ReplayError with a one-line reason."""
-    from shared_rules import replay as rp
-    from shared_rules.game import Game
-    try:
-        replay = rp.parse(text)
-    except ValueError as e:
-        raise ReplayError("%s: %s" % (name, e)) from None
-    meta = {}
-    snapshot = None
-    for line in text.split("\n"):
-        line = line.strip()
-        if line.startswith(META_PREFIX):
-            for item in line[len(META_PREFIX):].split():
-                k, eq, v = item.partition("=")
-                if eq:
-                    meta[k] = v
-        elif line.startswith(SNAPSHOT_PREFIX):
-            try:
-                snapshot = json.loads(line[len(SNAPSHOT_PREFIX):])
-                Game.restore(snapshot)
-            except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-                raise ReplayError("%s: the resume snapshot is corrupt" % name) from None
-    records = list(replay.records)
-    if not records or records[0][0] != "frame":
-        raise ReplayError("%s: no game in it (it must start with the frame the game "
-                          "started at)" % name)
-    start_t = records[0][1]
-    frames = []
-    pending = []
-    last = start_t
-    for rec in records[1:]:
-        kind = rec[0]
-        if kind == "button":
-            if rec[3] > 7:      # firmware/records.py packs a button code in 3 bits
-                raise ReplayError("%s: button code %d is not a pad button" % (name, rec[3]))
-            pending.append((rec[1], rec[2], rec[3], bool(rec[4])))
-        elif kind == "frame":
-            if ticks_diff(rec[1], last) < 0:
-                raise ReplayError("%s: frame time %d goes back in time" % (name, rec[1]))
-            last = rec[1]
-            frames.append((rec[1], pending))
-            pending = []
-        else:
-            raise ReplayError("%s: %s records are rules-level; this plays button "
-                              "replays" % (name, kind))
-    if pending:
-        frames.append((last, pending))     # events recorded after the last frame
-    return LoadedReplay(replay, start_t, frames, snapshot, meta)
-
-
 def load_replay(path):
     try:
         with open(path, "r", encoding="utf-8") as f:
@@ -165,30 +84,13 @@ def load_replay(path):
     return parse_replay(text, "replay %s" % path)
 
 
-def format_replay(rp, seats, snapshot=None, frame_us=None):
-    """A recording as text, with the emulator's header comment."""
-    meta = ["%s" % META_PREFIX]
-    meta.append("p0=%s p1=%s" % (seats[0], seats[1]))
-    if frame_us:
-        meta.append("frame_us=%d" % frame_us)
-    lost = getattr(rp.records, "lost", 0)
-    if lost:
-        meta.append("lost=%d" % lost)
-    lines = rp.format().split("\n")
-    extra = [" ".join(meta)]
-    if snapshot is not None:
-        extra.append(SNAPSHOT_PREFIX + json.dumps(snapshot, sort_keys=True))
-    # The header comments go right after the magic line, so `head` shows them.
-    return "\n".join(lines[:1] + extra + lines[1:])
-
-
 def replay_text(app, seats=None, frame_us=None):
     """The app's recording of its current game, with the emulator's header comment."""
     rp = app.replay
     if rp is None:
         return None
     if seats is None:
-        seats = [CPU_NAME.get(c, "human") for c in app.cpu]
+        seats = names_of(app.cpu)
     return format_replay(rp, seats, app.replay_snapshot, frame_us)
 
 
@@ -197,7 +99,7 @@ class RecordedGame:
 
     def __init__(self, app):
         self.replay = app.replay
-        self.seats = [CPU_NAME.get(c, "human") for c in app.cpu]
+        self.seats = names_of(app.cpu)
         self.snapshot = app.replay_snapshot
 
     def text(self):
@@ -226,15 +128,7 @@ def write_replay(path, text):
     os.replace(tmp, path)
 
 
-# The input port of a replay (and of headless CPU games): the events of the frame about
-# to be stepped, as the firmware's own tools feed them.
-from firmware.fakeports import ReplayInput as QueueInput  # noqa: E402
-
-
 # ---------------------------------------------------------------- the machine
-
-DESKTOP_DEFAULTS = {"mode": 2, "points": 0, "flip": 0, "sound": 1}
-
 
 class Machine:
     """The app and its ports. ``step()`` runs one app.step at the clock's now.
@@ -347,19 +241,10 @@ class Machine:
 
     # -- reporting
     def state_line(self):
-        g = self.app.game
-        snap = g.snapshot() if g is not None else None
-        state = hashlib.sha1(json.dumps(snap, sort_keys=True).encode()).hexdigest()
-        return "state %s frame %s" % (state, frame_sha1(self.display.buf))
+        return game_state_line(self.app.game, self.display.buf)
 
     def summary_line(self):
-        g = self.app.game
-        if g is None:
-            return "no game (screen %s)" % self.app.screen_name()
-        w = {0: "0", 1: "1", None: "draw" if g.phase == "over" else "-"}[g.winner]
-        return "screen=%s phase=%s round=%d winner=%s scores=%d:%d frames=%d" % (
-            self.app.screen_name(), g.phase, g.round, w, g.scores[0], g.scores[1],
-            self.steps)
+        return summary_line(self.app.screen_name(), self.app.game, self.steps)
 
 
 # ---------------------------------------------------------------- loops

@@ -47,6 +47,7 @@ OVER_SCREEN = OVER                 # the names the tests and tools know
 SCREEN_NAMES = NAMES
 
 # Times (us).
+FRAME_US = const(33333)            # the device's frame: 30 a second (<= 4 pages a frame)
 WINDOW_US = const(2000)            # the arbiter's first-touch window (R18-R19)
 # A save (a flash erase stalls the interrupts that stamp presses, for tens to
 # hundreds of ms) waits until no race can still be decided: past the window in which

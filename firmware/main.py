@@ -15,7 +15,6 @@ import time
 from firmware.hw import chip_name
 from firmware.hw.board import button_pins, build_hardware, held_at_boot
 
-FRAME_US = 33333          # 30 frames a second (a typical frame sends <= 4 pages)
 CHECK_US = 1000000        # how often the loop checks that the input's interrupt is alive
 WDT_MS = 4000             # longest a frame, a flash save or the boot may take
 STORAGE_PATH = "/spit.json"
@@ -123,6 +122,7 @@ def check_input(buttons, seen, log):
 
 def loop(app, display, buttons, buzzer, wdt, log, probe=None):
     from firmware import sound
+    from firmware.app import FRAME_US
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
     ticks_add = time.ticks_add

@@ -7,7 +7,7 @@ import json
 
 from desktop_emulator import framebuf
 from firmware import app as A, savegame, sound
-from firmware.fakeports import Rig, BotHand, MemoryStorage, ReplayInput
+from host.rig import Rig, BotHand, MemoryStorage, ReplayInput
 from firmware.view import BAR_MAX, MSG_W
 from shared_rules.cards import card
 from shared_rules.game import (ALREADY_SAID, NO_FIT, NOT_EMPTY, NOT_NOW, ALREADY_UP,

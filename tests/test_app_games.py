@@ -8,7 +8,7 @@ import pytest
 
 from desktop_emulator import framebuf
 from firmware import app as A
-from firmware.fakeports import Rig, ScriptInput
+from host.rig import Rig, ScriptInput
 from firmware.screens.summary import lines as summary_lines
 from firmware.view import BAR_MAX
 from shared_rules.arbiter import ticks_diff

@@ -6,7 +6,7 @@ import pytest
 
 from desktop_emulator import framebuf
 from firmware import app as A
-from firmware.fakeports import Rig
+from host.rig import Rig
 from firmware.hw.storage import FileStorage
 from tests.test_storage_file import FakeFlash, PowerCut
 

@@ -9,7 +9,7 @@ import pytest
 
 from desktop_emulator import framebuf
 from firmware import app as A
-from firmware.fakeports import Rig, ReplayInput
+from host.rig import Rig, ReplayInput
 from firmware.records import PackedRecords
 from shared_rules.game import Rules
 from shared_rules.conduct import Conduct

@@ -7,7 +7,7 @@ at every save."""
 
 from desktop_emulator import framebuf
 from firmware import app as A
-from firmware.fakeports import Rig, MemoryStorage
+from host.rig import Rig, MemoryStorage
 from shared_rules.arbiter import ticks_diff
 from shared_rules.game import Rules
 from tests.helpers import layout

@@ -87,7 +87,7 @@ def test_a_glitch_mid_frame_is_survived_and_the_picture_resent():
 
 
 def test_a_display_that_keeps_failing_never_raises_and_never_stops_the_game():
-    from firmware.fakeports import Rig
+    from host.rig import Rig
     from shared_rules.game import Rules
     flaky = [True]
     drv = FakeDriver(fail=lambda n: flaky[0] and n % 41 == 0)

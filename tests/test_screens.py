@@ -7,7 +7,7 @@ import pytest
 
 from desktop_emulator import framebuf
 from firmware import app as A, texts, font, view as V, savegame
-from firmware.fakeports import Rig
+from host.rig import Rig
 from firmware.screens import attract, howto, title, rematch
 from shared_rules.cards import card
 from shared_rules.game import Rules

@@ -9,7 +9,7 @@ import pytest
 from desktop_emulator import framebuf
 from firmware import savegame
 from firmware.app import TITLE
-from firmware.fakeports import Rig, MemoryStorage
+from host.rig import Rig, MemoryStorage
 from firmware.hw import storage as S
 from shared_rules.game import Game, Rules
 

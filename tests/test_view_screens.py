@@ -10,7 +10,7 @@ import pytest
 from desktop_emulator import framebuf
 from firmware import font, view as V
 from firmware.app import GAME, SUMMARY, OVER_SCREEN, PAUSE, TITLE, REMATCH
-from firmware.fakeports import Rig
+from host.rig import Rig
 from shared_rules.cards import card
 from shared_rules.game import Rules
 from tests.helpers import layout

@@ -13,7 +13,8 @@ from tests.web_helpers import FakeBridge, desktop_state
 
 from desktop_emulator import framebuf as fb_standin
 from shared_rules.game import Game, Rules
-from spitweb import digest, ports, session
+from host import state as digest
+from spitweb import ports, session
 from spitweb.ports import TICKS_PERIOD, GAP_CAP_US
 
 pytestmark = pytest.mark.web
@@ -401,7 +402,8 @@ def test_a_cpu_press_lights_its_pad_and_names_show_the_seats():
 MP_SCRIPT = r"""
 import sys
 sys.path.insert(0, "web")
-from spitweb import session, digest
+from host import state as digest
+from spitweb import session
 import framebuf
 
 class Bridge:

@@ -68,7 +68,7 @@ def bench(seed, games, out=print):
     import time
     import framebuf
     from firmware.app import App, Ports, GAME, OVER_SCREEN
-    from firmware import fakeports as fp
+    from host import rig as fp
 
     t_all = []
     t_idle = []

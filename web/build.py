@@ -10,10 +10,10 @@ Writes build/web/ (override with --out):
 - spit.html: the same page with everything inlined, so it runs from a file:// URL
   (a USB stick, a learning platform) with no server and no network.
 
-The modules are firmware/, shared_rules/ and web/spitweb/, compiled to .mpy (they
-import faster than source, and a syntax error stops the build here, not in a pupil's
-browser). The skin's colours come from desktop_emulator/display.py, so the browser
-and the desktop window draw the same handheld.
+The modules are firmware/, shared_rules/, host/ (the ports every host shares) and
+web/spitweb/, compiled to .mpy (they import faster than source, and a syntax error
+stops the build here, not in a pupil's browser). The skin's colours come from
+host/skin.py, so the browser and the desktop window draw the same handheld.
 
     python web/build.py [--out DIR]
 """
@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WEB = os.path.join(ROOT, "web")
 PACKAGE = "@micropython/micropython-webassembly-pyscript"
 PKG_DIR = os.path.join(WEB, "node_modules", *PACKAGE.split("/"))
-PACKAGES = ("firmware", "shared_rules", os.path.join("web", "spitweb"))
+PACKAGES = ("firmware", "shared_rules", "host", os.path.join("web", "spitweb"))
 COLOUR_MARK = "/* skin colours: written by web/build.py */"
 
 MICROPYTHON_LICENSE = """\
@@ -109,7 +109,7 @@ def compile_modules(tmp):
 
 def skin_colours():
     sys.path.insert(0, ROOT)
-    from desktop_emulator import display as d
+    from host import skin as d
     names = {"--oled-on": d.ON, "--oled-off": d.OFF, "--body": d.BODY,
              "--body-edge": d.BODY_EDGE, "--glass": d.GLASS, "--letterbox": d.LETTERBOX,
              "--button-idle": d.BUTTON_IDLE, "--button-lit": d.BUTTON_LIT,

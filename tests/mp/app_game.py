@@ -11,7 +11,7 @@ try:
 except ImportError:
     from desktop_emulator import framebuf
 
-from firmware.fakeports import Rig
+from host.rig import Rig
 from firmware.app import OVER_SCREEN
 from shared_rules.game import Rules
 from shared_rules.transcript import describe

@@ -7,9 +7,9 @@
 # (e.timeStamp shares its origin); the app's ticks are microseconds wrapping at 2**30
 # like MicroPython's time.ticks_us().
 
-from shared_rules.arbiter import ticks_diff
+from shared_rules.arbiter import ticks_diff, TICKS_PERIOD
+from host.ports import Panel, W, H
 
-TICKS_PERIOD = 1 << 30
 TICKS_MASK = TICKS_PERIOD - 1
 #: The game clock moves at most this much between two animation frames: a longer gap
 #: (a hidden or throttled tab, a debugger, a stalled machine) is time the game never
@@ -27,8 +27,6 @@ KEYS = {"KeyZ": (0, "A"), "KeyX": (0, "B"), "KeyN": (1, "A"), "KeyM": (1, "B")}
 KEY_LABELS = {"KeyZ": "Z", "KeyX": "X", "KeyN": "N", "KeyM": "M"}
 PAUSE_KEY = "Escape"
 
-W = 128
-H = 64
 
 
 def us(t_ms):
@@ -104,34 +102,6 @@ class WebClock:
     def stamp(self, raw):
         """Ticks of a page time in whole µs (an event's stamp)."""
         return (self.start + self.elapsed_at(raw)) & TICKS_MASK
-
-
-class SimClock:
-    """Simulated time for the test mode and fast replays: moves only when told."""
-
-    frozen = False
-
-    def __init__(self, start=0):
-        self.start = start & TICKS_MASK
-        self._elapsed = 0
-
-    def ticks_us(self):
-        return (self.start + self._elapsed) & TICKS_MASK
-
-    def elapsed_us(self):
-        return self._elapsed
-
-    def advance(self, dt_us):
-        if dt_us < 0:
-            raise ValueError("a clock never goes back")
-        self._elapsed += dt_us
-        return self.ticks_us()
-
-    def advance_to_ticks(self, t):
-        d = ticks_diff(t, self.ticks_us())
-        if d < 0:
-            raise ValueError("tick %d is in the past" % t)
-        return self.advance(d)
 
 
 class WebInput:
@@ -254,51 +224,9 @@ class WebInput:
         return out
 
 
-class QueueInput:
-    """The input port of a replay: the recorded events of the frame about to run."""
-
-    def __init__(self):
-        self.events = []
-
-    def drain(self, out=None):
-        if out is None:
-            out = []
-        for e in self.events:
-            out.append(e)
-        self.events = []
-        return out
-
-
-class WebDisplay:
-    """The display port: ``fb`` (MicroPython's framebuf over ``buf``) and ``show()``.
-    As on the device, ``show_spans`` copies only the columns the view redrew into
-    ``panel``, the bytes the canvas shows; ``dirty`` says the canvas needs them."""
-
-    def __init__(self, framebuf_module):
-        self.buf = bytearray(W * H // 8)
-        self.fb = framebuf_module.FrameBuffer(self.buf, W, H, framebuf_module.MONO_VLSB)
-        self.panel = bytearray(W * H // 8)
-        self._buf = memoryview(self.buf)
-        self._panel = memoryview(self.panel)
-        self.dirty = True
-        self.shows = 0
-
-    def show(self):
-        self._panel[:] = self._buf
-        self.shows += 1
-        self.dirty = True
-
-    def show_spans(self, spans):
-        b = self._buf
-        p = self._panel
-        for page in range(H // 8):
-            x0 = spans[2 * page]
-            x1 = spans[2 * page + 1]
-            if x0 <= x1:
-                o = page * W
-                p[o + x0:o + x1 + 1] = b[o + x0:o + x1 + 1]
-        self.shows += 1
-        self.dirty = True
+class WebDisplay(Panel):
+    """The display port: the host floor's Panel on MicroPython's framebuf; the canvas
+    draws ``panel`` when ``dirty`` says it changed."""
 
 
 def notes_text(tune):

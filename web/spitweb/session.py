@@ -19,24 +19,22 @@
 import json
 
 from shared_rules.arbiter import ticks_diff
-from shared_rules.game import Game, Rules
-from shared_rules import replay as rp
-from firmware.app import App, Ports
-from spitweb import ports, digest
+from shared_rules.game import Rules
+from firmware.app import App, Ports, FRAME_US
+from host.clock import SimClock
+from host.ports import FrameInput, MemoryStorage
+from host.replays import ReplayError, parse_replay, format_replay
+from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of
+from host.state import state_line, summary_line
+from spitweb import ports
 
-LEVELS = ("human", "easy", "normal", "hard")
-CPU_CODE = {"human": None, "easy": 1, "normal": 2, "hard": 3}
-CPU_NAME = {None: "human", 1: "easy", 2: "normal", 3: "hard"}
 #: As desktop_emulator.session: the menu starts at "vs CPU normal", and a game's
 #: recording is not capped to a device's heap.
-DESKTOP_DEFAULTS = {"mode": 2, "points": 0, "flip": 0, "sound": 1}
 RECORD_LIMIT = 256 << 20
 HINT = "Z/N: NEXT  X/M: CHOOSE"
 #: A fast run that has not ended after this much simulated time is stuck.
 MAX_SIM_US = 4 * 3600 * 1000000
 MAX_SEED = (1 << 30) - 1
-META_PREFIX = "# desktop_emulator"
-SNAPSHOT_PREFIX = "# resume-snapshot "
 #: How long a CPU's press lights its pad button.
 FLASH_US = 120000
 
@@ -48,22 +46,12 @@ DONE = 64           # the run reached its end: stop the loop
 
 
 def device_frame_us():
-    """The handheld's frame period (firmware/main.py FRAME_US), as the desktop's."""
-    try:
-        from firmware.main import FRAME_US
-        if isinstance(FRAME_US, int) and FRAME_US > 0:
-            return FRAME_US
-    except ImportError:
-        pass
-    return 33333
+    """The handheld's frame period (firmware/app.py FRAME_US), as the desktop's."""
+    return FRAME_US
 
 
 class QueryError(ValueError):
     """A query parameter the page cannot use: one line, shown on the page."""
-
-
-class ReplayError(ValueError):
-    pass
 
 
 # ---------------------------------------------------------------- the query
@@ -181,65 +169,6 @@ def parse_query(search):
 
 # ---------------------------------------------------------------- replays
 
-class LoadedReplay:
-    def __init__(self, replay, start_t, frames, snapshot, meta):
-        self.replay = replay
-        self.start_t = start_t
-        self.frames = frames        # [(t, [(t, player, code, down), ...])]
-        self.snapshot = snapshot
-        self.meta = meta
-
-
-def parse_replay(text):
-    """A recording's text -> LoadedReplay; ReplayError with a one-line reason. The
-    same checks as desktop_emulator.session.parse_replay."""
-    try:
-        replay = rp.parse(text)
-    except ValueError as e:
-        raise ReplayError("replay: %s" % e)
-    meta = {}
-    snapshot = None
-    for line in text.split("\n"):
-        line = line.strip()
-        if line.startswith(META_PREFIX):
-            for item in line[len(META_PREFIX):].split():
-                k, eq, v = item.partition("=")
-                if eq:
-                    meta[k] = v
-        elif line.startswith(SNAPSHOT_PREFIX):
-            try:
-                snapshot = json.loads(line[len(SNAPSHOT_PREFIX):])
-                Game.restore(snapshot)
-            except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-                raise ReplayError("replay: the resume snapshot is corrupt")
-    records = list(replay.records)
-    if not records or records[0][0] != "frame":
-        raise ReplayError("replay: no game in it (it must start with the frame the "
-                          "game started at)")
-    start_t = records[0][1]
-    frames = []
-    pending = []
-    last = start_t
-    for rec in records[1:]:
-        kind = rec[0]
-        if kind == "button":
-            if rec[3] > 7:
-                raise ReplayError("replay: button code %d is not a pad button" % rec[3])
-            pending.append((rec[1], rec[2], rec[3], bool(rec[4])))
-        elif kind == "frame":
-            if ticks_diff(rec[1], last) < 0:
-                raise ReplayError("replay: frame time %d goes back in time" % rec[1])
-            last = rec[1]
-            frames.append((rec[1], pending))
-            pending = []
-        else:
-            raise ReplayError("replay: %s records are rules-level; this plays button "
-                              "replays" % kind)
-    if pending:
-        frames.append((last, pending))
-    return LoadedReplay(replay, start_t, frames, snapshot, meta)
-
-
 # ---------------------------------------------------------------- the page's session
 
 class Web:
@@ -282,12 +211,12 @@ class Web:
         elif o["wrap"]:
             start = ports.TICKS_PERIOD - 2000000    # 2 s before the wrap, like --start-near-wrap
         if self.fast:
-            self.clock = ports.SimClock(start)
+            self.clock = SimClock(start)
         else:
             self.clock = ports.WebClock(now_ms, start)
         live_keys = not self.fast and self.loaded is None
         self.keys = ports.WebInput(self.clock) if live_keys else None
-        self.input = self.keys if live_keys else ports.QueueInput()
+        self.input = self.keys if live_keys else FrameInput()
         if fb_module is None:
             import framebuf as fb_module     # MicroPython's own, in the browser
         self.display = ports.WebDisplay(fb_module)
@@ -298,7 +227,6 @@ class Web:
                 self.status("This browser keeps no storage for this page: settings and "
                             "saved games will not be kept.")
         else:
-            from firmware.fakeports import MemoryStorage
             storage = MemoryStorage()
         self.storage = storage
         self.app = App(Ports(self.input, self.display, self.sound, storage, self.clock),
@@ -334,16 +262,10 @@ class Web:
     def state_line(self):
         g = self.app.game
         snap = g.snapshot() if g is not None else None
-        return digest.state_line(snap, self.display.buf)
+        return state_line(snap, self.display.buf)
 
     def summary_line(self):
-        g = self.app.game
-        if g is None:
-            return "no game (screen %s)" % self.app.screen_name()
-        w = {0: "0", 1: "1", None: "draw" if g.phase == "over" else "-"}[g.winner]
-        return "screen=%s phase=%s round=%d winner=%s scores=%d:%d frames=%d" % (
-            self.app.screen_name(), g.phase, g.round, w, g.scores[0], g.scores[1],
-            self.steps)
+        return summary_line(self.app.screen_name(), self.app.game, self.steps)
 
     def _finish(self, reason):
         self.done = True
@@ -577,12 +499,8 @@ class Web:
             return None
         seats = self.seats
         if seats is None or self.loaded is not None:
-            seats = (CPU_NAME.get(app.cpu[0], "human"), CPU_NAME.get(app.cpu[1], "human"))
-        lines = app.replay.format().split("\n")
-        extra = ["%s p0=%s p1=%s engine=web" % (META_PREFIX, seats[0], seats[1])]
-        if app.replay_snapshot is not None:
-            extra.append(SNAPSHOT_PREFIX + digest.dumps_sorted(app.replay_snapshot))
-        return "\n".join(lines[:1] + extra + lines[1:])
+            seats = names_of(app.cpu)
+        return format_replay(app.replay, seats, app.replay_snapshot, engine="web")
 
     def debug_json(self):
         """What the page's tests look at: the app's screen, menu, cursors, sound."""

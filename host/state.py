@@ -1,7 +1,9 @@
-# The state line's two ingredients where the interpreter lacks them: the browser's
-# MicroPython has hashlib.sha256 but no sha1, and its json.dumps has no sort_keys.
-# `state_line` must print exactly what `python -m desktop_emulator --print-state`
-# prints: sha1 of json.dumps(game.snapshot(), sort_keys=True) and of the framebuffer.
+# The state line and the summary line that every engine prints (--print-state, the
+# page's finish, the emulated Pico), one implementation: the state line is the sha1 of
+# json.dumps(game.snapshot(), sort_keys=True) and of the framebuffer, so two engines that
+# reached the same game and the same picture print the same line. Written to run where
+# the interpreter lacks them: the browser's MicroPython has hashlib.sha256 but no
+# sha1, and its json.dumps has no sort_keys.
 
 try:
     from hashlib import sha1 as _sha1
@@ -139,3 +141,17 @@ def state_line(snapshot, frame_buf):
     """`state <sha1 of the snapshot's JSON> frame <sha1 of the framebuffer>`."""
     return "state %s frame %s" % (sha1_hex(dumps_sorted(snapshot).encode()),
                                   sha1_hex(frame_buf))
+
+
+def game_state_line(game, frame_buf):
+    """The state line of a game (None: no game yet) and the picture."""
+    return state_line(game.snapshot() if game is not None else None, frame_buf)
+
+
+def summary_line(screen, game, frames, extra=""):
+    """One line on where a run ended: the screen, the phase, round, winner, scores."""
+    if game is None:
+        return "no game (screen %s)" % screen
+    w = {0: "0", 1: "1", None: "draw" if game.phase == "over" else "-"}[game.winner]
+    return "screen=%s phase=%s round=%d winner=%s scores=%d:%d frames=%d%s" % (
+        screen, game.phase, game.round, w, game.scores[0], game.scores[1], frames, extra)
