@@ -9,7 +9,7 @@ from shared_rules import game as g
 # the fumble on (R41) a refused play shows FUMBLE instead.
 REASONS = {
     g.NO_FIT: ("DOESN'T", "FIT"),
-    g.EMPTY: ("EMPTY", "PILE"),
+    g.EMPTY: ("NO CARD", "HERE"),        # the cursor on an empty slot: never a fumble
     g.FACE_DOWN: ("FACE", "DOWN"),
     g.TOO_FEW: ("LONE", "CARD"),
     g.NOT_EMPTY: ("NO EMPTY", "SLOT"),
