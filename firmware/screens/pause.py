@@ -5,7 +5,7 @@ from firmware import sound
 from firmware.screens import PAUSE, GAME, B, PAUSE_BUTTON
 from firmware.screens.over import banners
 
-HINT = "A: NEXT   B: CHOOSE"
+HINT = "A: NEXT  B: CHOOSE"
 ITEMS = ("RESUME", "QUIT GAME")
 
 
@@ -38,7 +38,7 @@ class PauseScreen:
         return False
 
     def draw(self, view, key):
-        half = ("PAUSED", False, "", HINT, ITEMS, self.sel)
+        half = ("PAUSED", False, HINT, "", ITEMS, self.sel)
         return banners(view, PAUSE, key, half, half)
 
 
