@@ -76,7 +76,7 @@ def table_screens(framebuf, seed=SEED, levels=LEVELS):
                 name = "slap"                          # the banner: after the signal (R44)
         elif scr == "summary" and "summary" not in got:
             name = "summary"
-        elif scr == "over" and "over" not in got and app.screens[3].ready:
+        elif scr == "over" and "over" not in got and app.screens[3].page == 1:
             name = "over"
         if name is not None:
             got[name] = bytes(disp.buf)

@@ -508,9 +508,14 @@ class App:
 
     def seat_levels(self):
         """Who plays each side of what is on screen, for a host's labels: the CPU
-        level 1-3 or None for a person; on the menu, the mode it would start."""
+        level 1-3 or None for a person; on the menu, the mode it would start, or with
+        CONTINUE selected the saved game's seats (what that choice resumes)."""
         if self.screen == ATTRACT:
             return DEMO_LEVELS
+        if self.screen == TITLE and self.saved is not None and self.cur.sel == 0:
+            # CONTINUE is the first item whenever there is a saved game.
+            cpu = self.saved["cpu"]
+            return (cpu[0], cpu[1])
         if self.screen == TITLE or self.screen == HOWTO or self.game is None:
             m = self.settings["mode"]
             return (None, m if m else None)

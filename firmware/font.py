@@ -4,7 +4,10 @@
 # ranks readable at arm's length, and "10" (a narrow 1) fits in 10 pixels. Its 's'
 # and 'n' are the card indices 6 and 9, underlined as real cards mark them, so an
 # upside-down 6 never reads as a 9 (the plain '6' and '9' are for numbers). SMALL is
-# 5 rows, one byte a column, for messages. SUIT marks are 5x5 (suits never matter,
+# 5 rows, one byte a column, for secondary numbers (counts under a card, page numbers).
+# MED is 7 rows, one byte a column, mostly 4 columns wide with a 1-pixel gap: the words a
+# player reads at arm's length (menus, messages, hints); a message corner (34 pixels)
+# holds about 7 of its letters. SUIT marks are 5x5 (suits never matter,
 # R1, but a card shows one). *_CHARS lists the characters; *_OFS the first column
 # of each, *_W its width. The art below is what the bytes say (tests check it);
 # after editing the art, `python tools/gen_font.py` rewrites the bytes.
@@ -106,6 +109,43 @@
 #   #.#  .#.  #..
 #   #.#  .#.  ###
 #
+# MED (7 rows):
+#   ' '  '!'  "'"  '('  ')'  '+'  ','  '-'  '.'  '/'  '0'   '1'  '2'   '3'   '4'
+#   ..   #    #    .#   #.   ...  ..   ...  .    ..#  .##.  .#.  .##.  ###.  ..#.
+#   ..   #    #    #.   .#   ...  ..   ...  .    ..#  #..#  ##.  #..#  ...#  .##.
+#   ..   #    .    #.   .#   .#.  ..   ...  .    .#.  #..#  .#.  ...#  ...#  #.#.
+#   ..   #    .    #.   .#   ###  ..   ###  .    .#.  #..#  .#.  ..#.  .##.  #.#.
+#   ..   #    .    #.   .#   .#.  ..   ...  .    .#.  #..#  .#.  .#..  ...#  ####
+#   ..   .    .    #.   .#   ...  .#   ...  .    #..  #..#  .#.  #...  ...#  ..#.
+#   ..   #    .    .#   #.   ...  #.   ...  #    #..  .##.  ###  ####  ###.  ..#.
+#
+#   '5'   '6'   '7'   '8'   '9'   ':'  '<'  '='  '>'  '?'   'A'   'B'   'C'   'D'
+#   ####  .##.  ####  .##.  .##.  .    ...  ...  ...  .##.  .##.  ###.  .##.  ###.
+#   #...  #...  ...#  #..#  #..#  .    ..#  ...  #..  #..#  #..#  #..#  #..#  #..#
+#   ###.  #...  ...#  #..#  #..#  #    .#.  ###  .#.  ...#  #..#  #..#  #...  #..#
+#   ...#  ###.  ..#.  .##.  .###  .    #..  ...  ..#  ..#.  ####  ###.  #...  #..#
+#   ...#  #..#  .#..  #..#  ...#  .    .#.  ###  .#.  .#..  #..#  #..#  #...  #..#
+#   #..#  #..#  .#..  #..#  ...#  #    ..#  ...  #..  ....  #..#  #..#  #..#  #..#
+#   .##.  .##.  .#..  .##.  .##.  .    ...  ...  ...  .#..  #..#  ###.  .##.  ###.
+#
+#   'E'   'F'   'G'   'H'   'I'  'J'   'K'   'L'   'M'    'N'   'O'   'P'   'Q'
+#   ####  ####  .##.  #..#  #    ...#  #..#  #...  #...#  #..#  .##.  ###.  .##.
+#   #...  #...  #..#  #..#  #    ...#  #.#.  #...  ##.##  ##.#  #..#  #..#  #..#
+#   #...  #...  #...  #..#  #    ...#  ##..  #...  #.#.#  ##.#  #..#  #..#  #..#
+#   ###.  ###.  #.##  ####  #    ...#  #...  #...  #.#.#  #.##  #..#  ###.  #..#
+#   #...  #...  #..#  #..#  #    ...#  ##..  #...  #...#  #.##  #..#  #...  #.##
+#   #...  #...  #..#  #..#  #    #..#  #.#.  #...  #...#  #..#  #..#  #...  #.#.
+#   ####  #...  .###  #..#  #    .##.  #..#  ####  #...#  #..#  .##.  #...  .#.#
+#
+#   'R'   'S'   'T'  'U'   'V'    'W'    'X'    'Y'    'Z'
+#   ###.  .###  ###  #..#  #...#  #...#  #...#  #...#  ####
+#   #..#  #...  .#.  #..#  #...#  #...#  #...#  #...#  ...#
+#   #..#  #...  .#.  #..#  #...#  #...#  .#.#.  .#.#.  ...#
+#   ###.  .##.  .#.  #..#  .#.#.  #.#.#  ..#..  ..#..  ..#.
+#   #.#.  ...#  .#.  #..#  .#.#.  #.#.#  .#.#.  ..#..  .#..
+#   #..#  ...#  .#.  #..#  ..#..  ##.##  #...#  ..#..  #...
+#   #..#  ###.  .#.  .##.  ..#..  #...#  #...#  ..#..  ####
+#
 # SUIT (5 rows), in the order of shared_rules.cards.SUITS:
 #   'C'    'D'    'H'    'S'
 #   .###.  ..#..  .#.#.  ..#..
@@ -140,6 +180,22 @@ BIG_COLS = (
     b'\xff\x03\x31\x00\x71\x00\xdf\x03\x8e\x03\xff\x01\xff\x03\x00\x02\x00\x02\xff\x03'
     b'\xff\x01\xff\x03\xff\x03\x80\x01\xe0\x00\x80\x01\xff\x03\xff\x03\x07\x00\x0f\x00'
     b'\xf8\x03\xf8\x03\x0f\x00\x07\x00'
+)
+
+MED_H = 7
+MED_CHARS = " !'()+,-./0123456789:<=>?ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+MED_OFS = b"\x00\x02\x03\x04\x06\x08\x0b\r\x10\x11\x14\x18\x1b\x1f#'+/37;<?BEIMQUY]aeijnrv{\x7f\x83\x87\x8b\x8f\x93\x96\x9a\x9f\xa4\xa9\xae"
+MED_W = b'\x02\x01\x01\x02\x02\x03\x02\x03\x01\x03\x04\x03\x04\x04\x04\x04\x04\x04\x04\x04\x01\x03\x03\x03\x04\x04\x04\x04\x04\x04\x04\x04\x04\x01\x04\x04\x04\x05\x04\x04\x04\x04\x04\x04\x03\x04\x05\x05\x05\x05\x04'
+MED_COLS = (
+    b'\x00\x00\x5f\x03\x3e\x41\x41\x3e\x08\x1c\x08\x40\x20\x08\x08\x08\x40\x60\x1c\x03'
+    b'\x3e\x41\x41\x3e\x42\x7f\x40\x62\x51\x49\x46\x41\x49\x49\x36\x1c\x12\x7f\x10\x27'
+    b'\x45\x45\x39\x3e\x49\x49\x30\x01\x71\x09\x07\x36\x49\x49\x36\x06\x49\x49\x3e\x24'
+    b'\x08\x14\x22\x14\x14\x14\x22\x14\x08\x02\x51\x09\x06\x7e\x09\x09\x7e\x7f\x49\x49'
+    b'\x36\x3e\x41\x41\x22\x7f\x41\x41\x3e\x7f\x49\x49\x41\x7f\x09\x09\x01\x3e\x41\x49'
+    b'\x7a\x7f\x08\x08\x7f\x7f\x20\x40\x40\x3f\x7f\x14\x22\x41\x7f\x40\x40\x40\x7f\x02'
+    b'\x0c\x02\x7f\x7f\x06\x18\x7f\x3e\x41\x41\x3e\x7f\x09\x09\x06\x3e\x41\x31\x5e\x7f'
+    b'\x09\x19\x66\x46\x49\x49\x31\x01\x7f\x01\x3f\x40\x40\x3f\x07\x18\x60\x18\x07\x7f'
+    b'\x20\x18\x20\x7f\x63\x14\x08\x14\x63\x03\x04\x78\x04\x03\x61\x51\x49\x47'
 )
 
 SMALL_H = 5

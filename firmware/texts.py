@@ -1,6 +1,7 @@
 # The words of the table (the game screen), short, upper case, only characters of
-# font.SMALL_CHARS. A player's message corner holds two lines of 33 pixels (about 8
-# characters); the buttons are called A and B, as printed on the pads. Each other
+# font.MED_CHARS (the medium font, read at arm's length). A player's message corner
+# holds two lines of 34 pixels (about 7 letters); the buttons are called A and B, as
+# printed on the pads. Each other
 # screen keeps its own words in its module (firmware/screens/).
 
 from shared_rules import game as g
@@ -9,19 +10,19 @@ from shared_rules import game as g
 # the fumble on (R41) a refused play shows FUMBLE instead.
 REASONS = {
     g.NO_FIT: ("DOESN'T", "FIT"),
-    g.EMPTY: ("EMPTY", "PILE"),
+    g.EMPTY: ("NO CARD", "HERE"),        # the cursor on an empty slot: never a fumble
     g.FACE_DOWN: ("FACE", "DOWN"),
     g.TOO_FEW: ("LONE", "CARD"),
-    g.NOT_EMPTY: ("NO EMPTY", "SLOT"),
-    g.SAME_SLOT: ("NO EMPTY", "SLOT"),
-    g.ALREADY_UP: ("FACE UP", "ALREADY"),
+    g.NOT_EMPTY: ("NO SLOT", "FREE"),
+    g.SAME_SLOT: ("NO SLOT", "FREE"),
+    g.ALREADY_UP: ("FACE", "UP"),
     g.NO_MANUAL_FLIP: ("AUTO", "FLIP"),
 }
-NOT_ALLOWED = ("NOT", "ALLOWED")
+NOT_ALLOWED = ("REFUSED", "")
 QUIET = (g.ALREADY_SAID, g.NOT_NOW)
 
 PRESS_SPIT = ("READY?", "SPIT: A/B")       # R9, R11: either button says "Spit!"
-SPIT_AGAIN = ("NO PLAYS", "SPIT: A/B")     # R23
+SPIT_AGAIN = ("NO PLAY", "SPIT: A/B")      # R23
 WAITING = ("READY", "WAIT...")
 FUMBLE = "FUMBLE!"                         # R41; the bar under it runs out
 TOO_LATE = ("TOO", "LATE")
@@ -35,9 +36,19 @@ def beaten(us):
     if us <= 0:
         return ("BEATEN", "IN A TIE")
     if us < 1000:
-        return ("BEATEN", "BY <1 MS")
+        return ("BEATEN", "<1 MS")
     ms = us // 1000
-    return ("BEATEN", ("BY %d MS" if ms < 100 else "BY %dMS") % ms)
+    # Two lines of 34 pixels: "BY" only while it fits beside the figure.
+    return ("BEATEN", ("BY %d MS" if ms < 10 else "%d MS") % ms)
+
+
+def beaten_line(us):
+    """A lost race (R20) on one line, for a screen as wide as the summary's."""
+    if us <= 0:
+        return "BEATEN IN A TIE"
+    if us < 1000:
+        return "BEATEN BY <1 MS"
+    return "BEATEN BY %d MS" % (us // 1000)
 
 
 def fumble_time(ms):

@@ -81,6 +81,7 @@ _BIG = const(1)           # the palette that inverts and the card backs
 _SUITS = const(2)
 _INVERT = const(3)
 _BACKS = const(4)
+_MED = const(5)           # the medium font: words read at arm's length
 
 _GAME = const(100)        # text screens use the app's screen number as their kind
 
@@ -122,6 +123,14 @@ def text_width(s):
     return n - 1 if n else 0
 
 
+def med_width(s):
+    n = 0
+    for ch in s:
+        i = font.MED_CHARS.find(ch)
+        n += (font.MED_W[i] if i >= 0 else 3) + 1
+    return n - 1 if n else 0
+
+
 def big_width(s):
     n = 0
     for ch in s:
@@ -130,8 +139,8 @@ def big_width(s):
     return n - 1 if n else 0
 
 
-_ROUND_W = text_width("ROUND")
-_PTS_W = text_width("PTS")
+_ROUND_W = med_width("ROUND")
+_PTS_W = med_width("PTS")
 _SLAP_W = big_width("SLAP!")
 BAR_MAX = MSG_W - 1
 
@@ -200,7 +209,8 @@ def _build_glyphs(make):
                    _strips(make, font.BIG_COLS, 2, font.BIG_H, font.BIG_W),
                    _strips(make, font.SUIT_COLS, 1, font.SMALL_H, (font.SUIT_W,)),
                    make(bytearray(b"\x01\x00"), 2, 1, _MONO_VLSB),
-                   _backs(make))
+                   _backs(make),
+                   _strips(make, font.MED_COLS, 1, font.MED_H, font.MED_W))
     return _glyphs
 
 
@@ -316,6 +326,17 @@ class View:
         Returns the x after the text."""
         return self._line(_glyphs[_SMALL], font.SMALL_CHARS, font.SMALL_OFS, font.SMALL_W,
                           s, x, y, c, rot, right)
+
+    def med(self, s, x, y, c, rot, right=W):
+        """Medium font (7 rows), the words a player reads; characters that would pass
+        x `right` are left out. Returns the x after the text."""
+        return self._line(_glyphs[_MED], font.MED_CHARS, font.MED_OFS, font.MED_W,
+                          s, x, y, c, rot, right)
+
+    def med_centred(self, s, y, c, rot, x0=0, w=W):
+        """Medium text centred in x0..x0+w (from x0 if it is wider: cut at the right)."""
+        d = w - med_width(s)
+        return self.med(s, x0 + (d // 2 if d > 0 else 0), y, c, rot, x0 + w)
 
     def big(self, s, x, y, c, rot):
         """Big font (10 rows); returns the x after the text."""
@@ -605,24 +626,26 @@ class View:
         if m.inv:
             self.fill_rect(x, y, MSG_W, CORNER_H - 1, 1, rot)
             fg = 0
-        self.text(m.l1, x + 1, y + 2, fg, rot, x + MSG_W)
+        # Two lines of the medium font, centred, read at arm's length.
+        self.med_centred(m.l1, y, fg, rot, x, MSG_W)
         if m.bar >= 0:
             # A time running out under the first line (the fumble, R41).
             if m.bar > 0:
                 self.fill_rect(x + 1, y + 9, m.bar, 4, fg, rot)
         else:
-            self.text(m.l2, x + 1, y + 9, fg, rot, x + MSG_W)
+            self.med_centred(m.l2, y + 8, fg, rot, x, MSG_W)
 
     def _info(self, rnd, pts, rot):
         x = INFO_X
         y = MSG_Y
         self.fill_rect(x, y, MSG_W, CORNER_H, 0, rot)
         self._mark(x, y, MSG_W, CORNER_H, rot)
+        # The words in the medium font, the numbers small (secondary), on one baseline.
         r = self._number(rnd, x + MSG_W - 1, y + 2, 1, rot)
-        self.text("ROUND", r - 2 - _ROUND_W, y + 2, 1, rot)
+        self.med("ROUND", r - 2 - _ROUND_W, y, 1, rot)
         if pts >= 0:
-            r = self._number(pts, x + MSG_W - 1, y + 9, 1, rot)
-            self.text("PTS", r - 2 - _PTS_W, y + 9, 1, rot)
+            r = self._number(pts, x + MSG_W - 1, y + 10, 1, rot)
+            self.med("PTS", r - 2 - _PTS_W, y + 8, 1, rot)
 
     def _area(self, layout, npiles):
         self.fill_rect(AREA_X, 16, AREA_W, 32, 0, 0)
@@ -662,10 +685,11 @@ class View:
 
     def banners(self, kind, key, half0, half1):
         """A screen of two halves (over, pause, rematch), each facing its player: a big
-        banner (inverted for a win), up to two lines, then a row of choices. half =
-        (banner, inverted, line1, line2, choices, selected); selected -1: none lit (the
-        choices do not respond yet). Here, not in a screen's module, because the pause and
-        rematch screens draw it too and must not keep the game-over screen loaded."""
+        banner (inverted for a win), a line, then a row of choices (or a second line),
+        all in the medium font. half = (banner, inverted, line1, line2, choices,
+        selected); line2 shows only where there are no choices; selected -1: none lit.
+        Here, not in a screen's module, because the pause and rematch screens draw it
+        too and must not keep the game-over screen loaded."""
         if not self.begin_text(kind, key):
             return False
         for rot in (0, 1):
@@ -675,21 +699,22 @@ class View:
                 self.fill_rect(4, 32, W - 8, 12, 1, rot)
                 fg = 0
             self.big_centred(banner, 33, fg, rot)
-            self.centred(l1, 45, 1, rot)
-            self.centred(l2, 51, 1, rot)
+            self.med_centred(l1, 46, 1, rot)
             if items:
                 gap = 10
                 total = (len(items) - 1) * gap
                 for s in items:
-                    total += text_width(s) + 4
+                    total += med_width(s) + 4
                 x = (W - total) // 2
                 for k in range(len(items)):
                     s = items[k]
-                    w = text_width(s) + 4
+                    w = med_width(s) + 4
                     c = 1
                     if k == sel:
-                        self.fill_rect(x, 57, w, 7, 1, rot)
+                        self.fill_rect(x, 55, w, 9, 1, rot)
                         c = 0
-                    self.text(s, x + 2, 58, c, rot)
+                    self.med(s, x + 2, 56, c, rot)
                     x += w + gap
+            else:
+                self.med_centred(l2, 56, 1, rot)
         return True

@@ -15,7 +15,7 @@
 # Everything here is pure and integer; shared_rules.match applies it.
 
 from shared_rules.arbiter import BEATEN, ticks_diff, ticks_add
-from shared_rules.game import NOT_NOW
+from shared_rules.game import NOT_NOW, EMPTY
 from shared_rules.rng import Rng
 
 FUMBLE_US = 500000            # R41: the fumble time, 0.5 s
@@ -115,9 +115,14 @@ class Conduct:
 def is_fumble(action, reason):
     """R41: was this settled action a fumble? A play, fill or flip the rules refused
     during play. Never a lost race ("beaten", R20: it fitted when pressed), never a
-    press the phase had moved past ("not now"), never the cursor, Spit! or a slap."""
+    press the phase had moved past ("not now"), never the cursor, Spit! or a slap,
+    and never a press on an empty slot ("stockpile empty")."""
+    # An empty slot under the cursor: the player's own play emptied it and the cursor
+    # stayed (the pad never moves it by itself, so recorded presses replay exactly,
+    # R40). Such a press puts no card down where it does not fit, so it is refused
+    # without dead buttons: the device, not the player, left the cursor there.
     return (reason is not None and reason != BEATEN and reason != NOT_NOW and
-            action[0] in _FUMBLE_VERBS)
+            reason != EMPTY and action[0] in _FUMBLE_VERBS)
 
 
 class Fumbles:

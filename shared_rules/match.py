@@ -11,7 +11,7 @@
 # on_signal(). The match keeps the timers of the slap: the signal (R44) and the time
 # limit with the table's own slap when nobody slapped (R26).
 
-from shared_rules.game import SLAP, OVER, NOT_NOW, ALREADY_SAID
+from shared_rules.game import SLAP, OVER, NOT_NOW, ALREADY_SAID, EMPTY
 from shared_rules.arbiter import Arbiter, BEATEN, ticks_diff, ticks_add
 from shared_rules.pad import Pad, TWO_BUTTON
 from shared_rules.conduct import Conduct, Fumbles, signal_delay_us
@@ -143,6 +143,13 @@ class Match:
                 kind = BEATEN_TO_IT
             elif reason == NOT_NOW or reason == ALREADY_SAID:
                 kind = QUIET
+            elif self._no_card(action):
+                # The cursor on a slot the player's own play emptied (the pad never
+                # moves it by itself, so recorded presses replay exactly): the press
+                # puts no card down, so it is never a fumble (R41), whichever reason
+                # the rules give first (a six-button fill there is "same stockpile").
+                kind = REFUSED
+                reason = EMPTY
             elif self.fumbles.settled(action, t, reason):
                 kind = FUMBLE
             else:
@@ -150,6 +157,13 @@ class Match:
             self.on_outcome(kind, p, action, t, reason, now)
             self._watch(t)
         return True
+
+    def _no_card(self, action):
+        """Is a play, fill or flip from a stockpile slot that is empty now?"""
+        if action[0] != "play" and action[0] != "fill" and action[0] != "flip":
+            return False
+        i = action[2]
+        return isinstance(i, int) and 0 <= i < 5 and not self.game.stock[action[1]][i]
 
     def _watch(self, t):
         """What the game did by itself after a press touched at t: spit, stall, the end

@@ -147,7 +147,8 @@ def test_r41_it_is_shown_on_the_players_half_and_runs_out():
                    for y in range(y0, y0 + h) for x in range(x0, x0 + w))
     mine = lit(0, 32, MSG_W, 15)                  # player 0's message corner
     theirs = lit(128 - MSG_W, 17, MSG_W, 15)      # player 1's, turned round
-    assert mine > 0.6 * MSG_W * 15 and theirs < 0.2 * MSG_W * 15
+    # Lit box, dark 7-row letters: about half the corner lit, the other corner not.
+    assert mine > 0.5 * MSG_W * 15 and theirs < 0.2 * MSG_W * 15
     bars = []
     for _ in range(16):
         r.frames(1)
@@ -251,3 +252,42 @@ def test_r41_the_simulation_plays_the_same_fumble():
     assert st["fumbles"] > 10 and st["dead"] > st["fumbles"] and not st["violations"]
     off = selfplay.play(3, ("easy", "masher"), conduct=Conduct(0))
     assert off["fumbles"] == 0 and off["dead"] == 0 and not off["violations"]
+
+
+def _emptied_cursor_table():
+    # Each player's first stockpile is a lone card that fits both piles: played, it
+    # leaves the cursor on an empty slot. 9D and 9H fit nothing.
+    return layout(["5C", "9D", "", "", ""], ["5H", "9H", "", "", ""], ["6S", "6D"],
+                  hands=("2C", "3D"))
+
+
+def test_r41_a_press_on_the_slot_the_players_own_play_emptied_is_never_a_fumble():
+    # The cursor stays where the card was (the pad never moves it by itself, so
+    # recorded presses replay exactly); B, or a six-button play or fill, there is
+    # refused without dead buttons, for either player on either pad.
+    for scheme, presses in ((2, ("B",)), (6, ("A", "B", "U"))):
+        for p in (0, 1):
+            r = rig(scheme=scheme)
+            start(r, fumble_ms=500, game=_emptied_cursor_table())
+            app = r.app
+            r.tap(p, "B" if scheme == 2 else "A", frames=2)     # the lone 5 is played
+            assert not app.game.stock[p][0] and app.pads[p].cursor == 0
+            for b in presses:
+                before = app.game.snapshot()
+                r.tap(p, b, frames=2)
+                assert app.game.snapshot() == before
+                assert app.stats.fumbles == [0, 0], (scheme, p, b)
+                assert app.table.fumbles.start == [None, None]
+                assert app.msgs[p].l1 == "NO CARD" and app.msgs[p].bar == -1
+            # The buttons are live at once: the cursor moves on to 9.
+            r.tap(p, "A" if scheme == 2 else "R", frames=2)
+            assert app.pads[p].cursor == 1
+            assert r.sound.played[-1] != "fumble"
+
+
+def test_r41_a_press_on_an_empty_slot_is_not_a_fumble_but_a_misfit_still_is():
+    from shared_rules.game import EMPTY
+    assert not is_fumble(("play", 0, 3, 0), EMPTY)
+    assert not is_fumble(("fill", 1, 3, 4), EMPTY)
+    assert not is_fumble(("flip", 0, 3), EMPTY)
+    assert is_fumble(("play", 1, 1, 1), NO_FIT)

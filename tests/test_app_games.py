@@ -220,8 +220,8 @@ def test_stall_says_spit_again_and_both_presses_turn_new_cards():
     r.tap(0, "B", frames=2)                   # 3C onto 2S: now nobody can play
     app = r.app
     assert app.game.phase == "ready" and app.game.piles
-    assert texts_of(app, 0)[:2] == ("NO PLAYS", "SPIT: A/B")
-    assert texts_of(app, 1)[:2] == ("NO PLAYS", "SPIT: A/B")
+    assert texts_of(app, 0)[:2] == ("NO PLAY", "SPIT: A/B")
+    assert texts_of(app, 1)[:2] == ("NO PLAY", "SPIT: A/B")
     r.tap(1, "A", frames=2)
     assert texts_of(app, 1)[:2] == ("READY", "WAIT...")
     assert app.game.phase == "ready"
@@ -360,7 +360,7 @@ def test_hold_both_buttons_to_pause_then_resume_or_quit():
     r.tap(0, "A", frames=2)
     r.tap(0, "B", frames=2)
     assert app.screen == A.TITLE
-    assert app.menu_text(app.menu_items()[0]) == "CONTINUE ROUND 1"
+    assert app.menu_text(app.menu_items()[0]) == "CONTINUE 2 PLAYERS"
     assert snap is not None
 
 
@@ -376,7 +376,7 @@ def test_continue_resumes_the_saved_round():
     # a new app on the same storage: the title offers CONTINUE at the next round
     r2 = Rig(framebuf, storage=r.storage, start=r.clock.now)
     r2.frames(1)
-    assert r2.app.menu_text(r2.app.menu_items()[0]) == "CONTINUE ROUND 2"
+    assert r2.app.menu_text(r2.app.menu_items()[0]) == "CONTINUE 2 PLAYERS"
     r2.menu(["B"])
     assert r2.app.screen == A.GAME
     assert r2.app.game.snapshot() == boundary
@@ -447,7 +447,7 @@ def test_settings_are_saved_when_changed_and_keep_the_resumable_game():
     boundary = r.storage.load()["game"]
     r.app.to_title(r.clock.now)                # e.g. quit from the pause menu
     r.frames(2)
-    assert r.app.menu_text(r.app.menu_items()[0]) == "CONTINUE ROUND 1"
+    assert r.app.menu_text(r.app.menu_items()[0]) == "CONTINUE 2 PLAYERS"
     r.menu(["A"] * 7 + ["B"])                   # SOUND: off (after CONTINUE, START ...)
     d = r.storage.load()
     assert d["settings"]["sound"] == 0
@@ -590,7 +590,7 @@ def test_r44_a_false_start_is_shown_on_that_players_side_and_said_in_the_summary
     assert lr["took"][1] == 3 and lr["took"][0] == 1      # the larger pile (7S 6S 5C)
     notes = app.screens[A.SUMMARY].notes
     assert notes == ["THEY FALSE STARTED", "YOU FALSE STARTED"]
-    assert summary_lines(app.game, 1, notes[1])[0] == "ROUND 1: YOU FALSE STARTED"
+    assert summary_lines(app.game, 1, notes[1])[0] == "YOU FALSE STARTED"
 
 
 def test_r44_the_cpu_slaps_a_reaction_after_the_signal_never_before():

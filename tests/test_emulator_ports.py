@@ -410,7 +410,7 @@ def test_the_title_hint_names_the_keys_of_both_players():
 
 def test_the_app_shows_the_hosts_hint_on_the_title_screen():
     from desktop_emulator import session
-    from firmware.view import text_width
+    from firmware.view import med_width
     plain = session.Machine(SimClock(), session.QueueInput(), display.FrameDisplay())
     hinted = session.Machine(SimClock(), session.QueueInput(), display.FrameDisplay(),
                              hint="Z/N: NEXT  X/M: CHOOSE")
@@ -418,4 +418,4 @@ def test_the_app_shows_the_hosts_hint_on_the_title_screen():
     hinted.step()
     assert plain.app.hint != hinted.app.hint
     assert bytes(plain.display.buf) != bytes(hinted.display.buf)
-    assert text_width("Z/N: NEXT  X/M: CHOOSE") <= 128
+    assert med_width("Z/N: NEXT  X/M: CHOOSE") <= 128

@@ -8,7 +8,7 @@ import pytest
 from desktop_emulator import framebuf
 from firmware import app as A, texts, font, view as V, savegame
 from host.rig import Rig
-from firmware.screens import attract, howto, title, rematch
+from firmware.screens import attract, howto, title, rematch, over
 from shared_rules.cards import card
 from shared_rules.game import Rules
 from tests.helpers import layout
@@ -52,21 +52,31 @@ def test_game_over_ignores_presses_for_a_moment_then_offers_rematch_or_menu():
     app = r.app
     g = app.game
     scr = app.screens[A.OVER_SCREEN]
-    assert not scr.ready
+    # From the first frame the choice is lit and the line under the banner says what
+    # A and B do.
+    h = scr.half(g.winner if g.winner is not None else 0)
+    assert h[2] == over.HINT == "A: NEXT  B: CHOOSE" and h[5] == 0
     # A press meant for the game, just after it ended, does nothing.
     r.tap(0, "B", after_us=300 * MS, frames=2)
     r.tap(1, "A", after_us=300 * MS, frames=2)
-    assert app.screen == A.OVER_SCREEN and scr.sel == 0 and not scr.ready
-    r.frames(45)
-    assert scr.ready
+    assert app.screen == A.OVER_SCREEN and scr.sel == 0
     h = scr.half(g.winner if g.winner is not None else 0)
     assert h[0] == "YOU WIN!" and h[1] is True and h[4] == ("REMATCH", "MENU") and h[5] == 0
     lose = scr.half(1 - g.winner)
     assert lose[0] == "YOU LOSE" and lose[1] is False
+    # Then the line takes turns: the figures, and the hint again.
     st = app.stats
-    assert h[2] == "PLAYS %d  RACES %d  FUMBLES %d" % (
-        st.plays[g.winner], st.races[g.winner], st.fumbles[g.winner])
-    assert ("%d ROUND" % g.round) in h[3]
+    seen = []
+    for _ in range(8 * over.PAGE_US // 33333 // 4):
+        r.frames(4)
+        line = scr.half(g.winner)[2]
+        if not seen or seen[-1] != line:
+            seen.append(line)
+    assert seen[:4] == [over.HINT, "PLAYS %d  RACES %d" % (st.plays[g.winner], st.races[g.winner]),
+                        "FUMBLES %d  %d ROUND%s" % (st.fumbles[g.winner], g.round,
+                                                    "" if g.round == 1 else "S"),
+                        "%d MS A PLAY" % st.mean_gap_ms(g.winner)]
+    assert over.HINT in seen[4:]
     r.tap(0, "A", frames=2)
     assert scr.sel == 1
     r.tap(1, "A", frames=2)
@@ -169,14 +179,14 @@ def test_how_to_play_pages_from_the_menu_in_the_devices_words():
 def test_how_to_play_text_fits_and_names_the_fumble_time():
     for k in range(len(howto.PAGES)):
         head, lines, cards = howto.page(k, 1500)
-        assert len(lines) <= (4 if cards else 6)
+        assert len(lines) <= (3 if cards else 5)
         for s in [head] + lines:
-            assert all(ch in font.SMALL_CHARS for ch in s), s
-            assert V.text_width(s) <= 126, s
-    assert "FOR 1.5 S (MENU: FUMBLE)." in howto.page(3, 1500)[1]
-    assert "FOR OFF" not in " ".join(howto.page(3, 1250)[1])
-    assert "FOR 1.25 S (MENU: FUMBLE)." in howto.page(3, 1250)[1]
-    assert "FOR 0.5 S (MENU: FUMBLE)." in howto.page(3, savegame.FUMBLE_MS)[1]    # R41
+            assert all(ch in font.MED_CHARS for ch in s), s
+            assert V.med_width(s) <= 126, s
+    assert "GO DEAD FOR 1.5 S." in howto.page(4, 1500)[1]
+    assert "FOR OFF" not in " ".join(howto.page(4, 1250)[1])
+    assert "GO DEAD FOR 1.25 S." in howto.page(4, 1250)[1]
+    assert "GO DEAD FOR 0.5 S." in howto.page(4, savegame.FUMBLE_MS)[1]    # R41
 
 
 # ---- pause --------------------------------------------------------------------------
@@ -189,8 +199,8 @@ def test_the_pause_menu_reads_the_same_from_both_sides():
     assert r.app.screen == A.PAUSE
     buf = bytes(r.disp.buf)
     assert rows(buf) == turned(buf)                     # nothing clipped on either half
-    # the highlighted RESUME box and the line above it do not touch
-    assert lit(buf, 0, 56, 128, 1) == 0
+    # the highlighted RESUME box and the hint line above it do not touch
+    assert lit(buf, 0, 53, 128, 2) == 0 and lit(buf, 0, 55, 128, 1) > 0
 
 
 # ---- the points finish in the app (R42) -----------------------------------------------
@@ -297,3 +307,26 @@ def test_every_key_screen_is_a_screen_name(screen):
     from desktop_emulator import screens
     assert screen in screens.NAMES
     assert screen in A.SCREEN_NAMES or screen in ("play", "fumble", "stall", "slap")
+
+
+def test_continue_names_the_saved_games_seats_and_the_hosts_labels_follow_it():
+    # The menu's mode says VS CPU NORMAL, the saved game is two players: CONTINUE and
+    # seat_levels (the emulator's labels by the pads) say what that choice resumes.
+    r = rig()
+    r.frames(1)
+    app = r.app
+    app.start_game(8, Rules(), (None, None), r.clock.now)
+    r.frames(2)
+    app.to_title(r.clock.now)
+    r.frames(2)
+    app.settings["mode"] = 2
+    assert app.menu_text(app.menu_items()[0]) == "CONTINUE 2 PLAYERS"
+    assert app.title.sel == 0 and app.seat_levels() == (None, None)
+    r.menu(["A"])                                   # START: the menu's mode
+    assert app.seat_levels() == (None, 2)
+    assert title.seats_name((None, 3)) == "VS CPU HARD"
+    assert title.seats_name((1, 3)) == "CPU VS CPU"
+
+
+def test_the_demo_says_any_button_ends_it():
+    assert attract.AttractScreen(None).info.l2 == "ANY KEY"

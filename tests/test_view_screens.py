@@ -255,6 +255,7 @@ def _cols(data, off, w, two):
 @pytest.mark.parametrize("section,chars,ofs,widths,data,two,h", [
     ("BIG", font.BIG_CHARS, font.BIG_OFS, font.BIG_W, font.BIG_COLS, True, 10),
     ("SMALL", font.SMALL_CHARS, font.SMALL_OFS, font.SMALL_W, font.SMALL_COLS, False, 5),
+    ("MED", font.MED_CHARS, font.MED_OFS, font.MED_W, font.MED_COLS, False, 7),
 ])
 def test_font_bytes_are_the_art_in_the_comments(section, chars, ofs, widths, data, two, h):
     art = _art(section)
@@ -277,6 +278,7 @@ def test_font_bytes_are_the_art_in_the_comments(section, chars, ofs, widths, dat
 @pytest.mark.parametrize("section,chars,h,draw", [
     ("BIG", font.BIG_CHARS, 10, "big"),
     ("SMALL", font.SMALL_CHARS, 5, "text"),
+    ("MED", font.MED_CHARS, 7, "med"),
 ])
 def test_every_glyph_drawn_is_its_art_upright_turned_and_inverted(section, chars, h, draw):
     # The view blits glyphs from prebuilt strips (upright, turned 180°); what lands on
@@ -318,7 +320,7 @@ def test_card_backs_turned_are_the_upright_back_turned():
         assert sum(map(sum, up)) == sum(map(sum, rows(buf, 0, 64)))
 
 
-def test_all_message_text_is_in_the_small_font():
+def test_all_message_text_is_in_the_medium_font():
     from firmware import texts
     from firmware.screens import title, pause, over, howto
     strings = [title.HINT, pause.HINT, howto.HINT, howto.LAST_HINT] + list(title.MODE_NAMES)
@@ -330,21 +332,22 @@ def test_all_message_text_is_in_the_small_font():
         strings += list(v)
     for s in strings:
         for ch in s:
-            assert ch in font.SMALL_CHARS, (s, ch)
-        assert V.text_width(s) <= 128
+            assert ch in font.MED_CHARS, (s, ch)
+        assert V.med_width(s) <= 128
     for v in list(texts.REASONS.values()) + [texts.PRESS_SPIT, texts.SPIT_AGAIN,
                                               texts.WAITING, texts.TOO_LATE,
-                                              texts.INPUT_LOST, ("DEMO", "PRESS B")]:
+                                              texts.FALSE_START, texts.NOT_ALLOWED,
+                                              texts.INPUT_LOST, ("DEMO", "ANY KEY")]:
         for s in v:
-            assert V.text_width(s) <= V.MSG_W - 1, s      # fits a message corner
-    assert V.text_width(texts.FUMBLE) <= V.MSG_W - 1
+            assert V.med_width(s) <= V.MSG_W, s      # fits a message corner
+    assert V.med_width(texts.FUMBLE) <= V.MSG_W
 
 
 def test_feedback_fits_its_corner():
     from firmware import texts
     for us in (0, 500, 1000, 3000, 99999, 100000, 249999):
         for line in texts.beaten(us):
-            assert V.text_width(line) <= V.MSG_W - 1, line
+            assert V.med_width(line) <= V.MSG_W, line
     # and a text too long for its corner is cut, never drawn outside it
     rec = RecordingFB()
     v = V.View(rec)

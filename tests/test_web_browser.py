@@ -162,7 +162,7 @@ def test_title_keys_a_game_esc_pauses_and_a_reload_offers_continue(site, page):
     wait_debug(page, "d.screen === 'game'")
     page.reload()
     d = wait_debug(page, "d.screen === 'title' && d.menu.length > 0")
-    assert d["menu"][0] == "CONTINUE ROUND 1"
+    assert d["menu"][0] == "CONTINUE VS CPU NORMAL"      # the saved game's seats
     assert isinstance(cursor, int)
 
 
@@ -272,7 +272,7 @@ def test_a_corrupt_save_starts_clean_and_says_so(site, page):
     page.reload()
     d = wait_debug(page, "d.screen === 'title' && d.menu.length > 0")
     assert d["note"] != "SAVED DATA CORRUPT" and d["status"] == ""
-    assert d["menu"][0] == "CONTINUE ROUND 1"
+    assert d["menu"][0] == "CONTINUE VS CPU NORMAL"
 
 
 # ---------------------------------------------------------------- the one-file build

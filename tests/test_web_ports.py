@@ -358,7 +358,7 @@ def test_menu_by_keys_then_esc_pauses_and_a_reload_offers_continue():
     t = step_frames(w, t, 2)
     assert w.app.screen_name() == "pause"
     w2, b2 = web("", store=store, now_ms=5.0)
-    assert w2.app.menu_text(w2.app.menu_items()[0]).startswith("CONTINUE ROUND 1")
+    assert w2.app.menu_text(w2.app.menu_items()[0])== "CONTINUE VS CPU NORMAL"
     assert b2.statuses == []
 
 

@@ -5,7 +5,7 @@
     python tools/gen_font.py --check    # exit 1 if the bytes do not match the art
 
 The art is the source: each section ("# BIG (10 rows):", "# SMALL (5 rows):",
-"# SUIT (5 rows) ...") holds blocks of glyphs, a line of quoted labels, then one line
+"# MED (7 rows):", "# SUIT (5 rows) ...") holds blocks of glyphs, a line of quoted labels, then one line
 per row, '#' for a lit pixel. A glyph's columns become bytes (bit y = row y, as
 MONO_VLSB); BIG takes two bytes a column. tests/test_view_screens.py checks that the
 bytes are the art.
@@ -65,7 +65,8 @@ def _bytes_literal(data, indent="    "):
 
 def build(text):
     out = {}
-    for section, prefix, two in (("BIG", "BIG", True), ("SMALL", "SMALL", False)):
+    for section, prefix, two in (("BIG", "BIG", True), ("SMALL", "SMALL", False),
+                                 ("MED", "MED", False)):
         glyphs = parse(text, section)
         chars = "".join(glyphs)
         ofs, widths, data = [], [], []

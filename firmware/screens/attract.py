@@ -32,7 +32,7 @@ class AttractScreen:
         self.table = None
         self.since = 0
         self.info = Message()
-        self.info.set("DEMO", "PRESS B")      # in both info corners; any button works
+        self.info.set("DEMO", "ANY KEY")      # in both info corners: any button ends it
         self._evs = []
 
     def enter(self, t):
@@ -53,6 +53,10 @@ class AttractScreen:
 
     def tick(self, now):
         tb = self.table
+        if ticks_diff(now, self.since) >= MAX_US:
+            # Its time is up, even in the middle of a round.
+            self.app.go(TITLE, now)
+            return False
         evs = self._evs
         evs.clear()
         tb.poll(now, evs)
@@ -71,7 +75,7 @@ class AttractScreen:
         if not tb.ended:
             tb.tick(now)
         if tb.ended:
-            if tb.game.phase == GAME_OVER or ticks_diff(now, self.since) >= MAX_US:
+            if tb.game.phase == GAME_OVER:
                 self.app.go(TITLE, now)
                 return False
             tb.make_seats(now)        # the next round, straight away

@@ -1,7 +1,8 @@
-# Game over: a WIN / LOSE (or DRAW) banner for each player, the game's figures
-# (plays, races won, fumbles, rounds or points, the pace) and a choice: REMATCH (the
-# same settings) or MENU. Presses only count after a moment, so a press meant for
-# the game never lands in the menu; the choice lights up when they do.
+# Game over: a WIN / LOSE (or DRAW) banner for each player, one line that takes turns
+# between the buttons' hint and the game's figures (plays, races won, fumbles, rounds
+# or points, the pace), and a choice: REMATCH (the same settings) or MENU, lit from
+# the start. Presses only count after a moment, so a press meant for the game never
+# lands in the menu.
 
 from shared_rules.arbiter import ticks_diff
 from firmware import sound
@@ -14,7 +15,9 @@ except ImportError:  # CPython
         return x
 
 MIN_US = const(1500000)
+PAGE_US = const(2000000)         # the line under the banner turns every 2 s
 CHOICES = ("REMATCH", "MENU")
+HINT = "A: NEXT  B: CHOOSE"
 
 
 class OverScreen:
@@ -24,18 +27,17 @@ class OverScreen:
         self.app = app
         self.since = 0
         self.sel = 0
-        self.ready = False
+        self.page = 0
 
     def enter(self, t):
         self.since = t
         self.sel = 0
-        self.ready = False
+        self.page = 0
 
     def press(self, t, p, code):
         if code == PAUSE_BUTTON or ticks_diff(t, self.since) < MIN_US:
             return
         app = self.app
-        self.ready = True
         if code == B:
             app.want(sound.CLICK)
             if self.sel == 0:
@@ -48,8 +50,11 @@ class OverScreen:
         app.touch()
 
     def tick(self, now):
-        if not self.ready and ticks_diff(now, self.since) >= MIN_US:
-            self.ready = True
+        # The hint first (what A and B do), then the figures, in turn: a pure
+        # function of the clock, so nothing needs recording.
+        page = (ticks_diff(now, self.since) // PAGE_US) % 4
+        if page != self.page:
+            self.page = page
             self.app.touch()
         return False
 
@@ -57,8 +62,10 @@ class OverScreen:
         app = self.app
         g = app.table.game
         banner, inv = result(g, p)
-        l1, l2 = figures(g, app.stats, p)
-        return (banner, inv, l1, l2, CHOICES, self.sel if self.ready else -1)
+        line = HINT
+        if self.page:
+            line = figures(g, app.stats, p)[self.page - 1]
+        return (banner, inv, line, "", CHOICES, self.sel)
 
     def draw(self, view, key):
         return view.banners(OVER, key, self.half(0), self.half(1))
@@ -75,17 +82,16 @@ def result(game, p):
 
 
 def figures(game, stats, p):
-    """The two lines of the game's figures under the banner."""
-    l1 = "PLAYS %d  RACES %d  FUMBLES %d" % (stats.plays[p], stats.races[p],
-                                            stats.fumbles[p])
+    """The three lines of the game's figures, shown in turn under the banner."""
+    l1 = "PLAYS %d  RACES %d" % (stats.plays[p], stats.races[p])
+    if game.rules.points:
+        l2 = "POINTS %d : %d" % (game.scores[p], game.scores[1 - p])
+    else:
+        l2 = "%d ROUND%s" % (game.round, "" if game.round == 1 else "S")
+    l2 = "FUMBLES %d  %s" % (stats.fumbles[p], l2)
     gap = stats.mean_gap_ms(p)
     pace = ("%d MS A PLAY" % gap) if gap >= 0 else "NO TWO PLAYS IN A ROW"
-    if game.rules.points:
-        l2 = "POINTS %d : %d  %s" % (game.scores[p], game.scores[1 - p],
-                                     pace if gap >= 0 else "")
-    else:
-        l2 = "%d ROUND%s  %s" % (game.round, "" if game.round == 1 else "S", pace)
-    return l1, l2.strip()
+    return l1, l2, pace
 
 
 SCREEN = OverScreen

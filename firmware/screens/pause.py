@@ -4,7 +4,7 @@
 from firmware import sound
 from firmware.screens import PAUSE, GAME, B, PAUSE_BUTTON
 
-HINT = "A: NEXT   B: CHOOSE"
+HINT = "A: NEXT  B: CHOOSE"
 ITEMS = ("RESUME", "QUIT GAME")
 
 
@@ -37,7 +37,7 @@ class PauseScreen:
         return False
 
     def draw(self, view, key):
-        half = ("PAUSED", False, "", HINT, ITEMS, self.sel)
+        half = ("PAUSED", False, HINT, "", ITEMS, self.sel)
         return view.banners(PAUSE, key, half, half)
 
 

@@ -5,7 +5,6 @@
 
 from shared_rules.arbiter import ticks_diff
 from firmware import sound, texts
-from firmware.view import W
 from firmware.screens import SUMMARY, GAME, PAUSE_BUTTON
 
 try:
@@ -22,7 +21,6 @@ RACE_NOTE_US = const(250000)       # a slap this close after the decisive one lo
 NOBODY = "NOBODY SLAPPED"
 YOU_FALSE = "YOU FALSE STARTED"
 THEY_FALSE = "THEY FALSE STARTED"
-_HEADS = (NOBODY, YOU_FALSE, THEY_FALSE)
 
 
 class SummaryScreen:
@@ -59,8 +57,7 @@ class SummaryScreen:
             if 0 <= d < RACE_NOTE_US:
                 self._noted[p] = True
                 app.stats.won_race(tb.slap_p)
-                b = texts.beaten(d)
-                self.notes[p] = b[0] + " " + b[1]
+                self.notes[p] = texts.beaten_line(d)
                 app.want(sound.LOST)
                 app.touch()
                 return
@@ -79,22 +76,23 @@ class SummaryScreen:
         return False
 
     def draw(self, view, key):
-        # Two halves, each facing its player (player 1's turned round), up to five
-        # lines each under a rule.
+        # Two halves, each facing its player (player 1's turned round), four lines
+        # each in the medium font, read at arm's length.
         if not view.begin_text(SUMMARY, key):
             return False
         g = self.app.table.game
         for rot in (0, 1):
-            view.hline(8, 32, W - 16, 1, rot)
-            y = 34
+            y = 33
             for line in lines(g, rot, self.notes[rot]):
-                view.centred(line, y, 1, rot)
-                y += 6
+                view.med_centred(line, y, 1, rot)
+                y += 8
         return True
 
 
 def lines(game, p, note):
-    """Round summary for player p (R25-R27, R30, R33, R36, R38)."""
+    """Round summary for player p (R25-R27, R30, R33, R36, R38): four lines of about
+    25 letters. What decided the slap (or a lost slap race, the note) heads it; then
+    what the player took, what they hold, and the points (points game) or the hint."""
     lr = game.last_round
     took = lr["took"]
     slap = lr["slap"]
@@ -103,22 +101,19 @@ def lines(game, p, note):
         s, j = slap[0], slap[1]
         mine = j if p == s else 1 - j
         side = "LEFT" if mine == (0 if p == 0 else 1) else "RIGHT"
-        who = "YOU SLAPPED FIRST" if p == s else "THEY SLAPPED FIRST"
-        if note in _HEADS:
-            who = note
-            note = ""
-        head = "ROUND %d: %s" % (lr["round"], who)
+        head = note or ("YOU SLAPPED FIRST" if p == s else "THEY SLAPPED FIRST")
         line = "YOU TOOK %s PILE: %d" % (side, took[p])
     else:
-        head = "ROUND %d OVER" % lr["round"]
+        head = note or "ROUND %d OVER" % lr["round"]
         line = "YOU TOOK THE PILE: %d" % took[p] if took[p] else "YOU WENT OUT FIRST"
-    out = [head, line, "YOU HOLD %d CARDS" % lr["cards"][p]]
-    if game.rules.points:
-        out.append("POINTS +%d = %d" % (lr["points"][p], game.scores[p]))
+    hold = "YOU HOLD %d CARDS" % lr["cards"][p]
     if lr.get("redeal"):
-        out.append("NEW DEAL: 26 EACH")
-    out.append(note or "PRESS ANY BUTTON")
-    return out[:5]
+        hold = "NEW DEAL: 26 EACH"          # R38: what they hold no longer counts
+    if game.rules.points:
+        last = "POINTS +%d = %d" % (lr["points"][p], game.scores[p])
+    else:
+        last = "PRESS ANY BUTTON"
+    return [head, line, hold, last]
 
 
 SCREEN = SummaryScreen

@@ -15,10 +15,10 @@ except ImportError:  # CPython
         return x
 
 IDLE_US = const(20000000)     # this long without a press on the menu: attract mode
-_SHOWN = const(6)             # menu lines on the screen at a time
+_SHOWN = const(5)             # menu lines on the screen at a time (medium font)
 
 MODE_NAMES = ("2 PLAYERS", "VS CPU EASY", "VS CPU NORMAL", "VS CPU HARD")
-HINT = "A: NEXT   B: CHOOSE"
+HINT = "A: NEXT  B: CHOOSE"
 
 # Menu items.
 CONTINUE = const(0)
@@ -59,7 +59,8 @@ class TitleScreen:
         app = self.app
         s = app.settings
         if item == CONTINUE:
-            return "CONTINUE ROUND %d" % app.saved["game"].round
+            # The saved game's own seats, not the menu's mode: CONTINUE resumes it.
+            return "CONTINUE " + seats_name(app.saved["cpu"])
         if item == MODE:
             return MODE_NAMES[s["mode"]]
         if item == RULES:
@@ -130,33 +131,42 @@ class TitleScreen:
         return False
 
     def draw(self, view, key):
-        """Title and menu, upright (whoever sets up the game reads it). Six items show
-        at a time; the list scrolls to keep the selected one in view, with a mark where
-        more items are."""
+        """Title and menu, upright (whoever sets up the game reads it), in the medium
+        font read at arm's length. Five items show at a time; the list scrolls to keep
+        the selected one in view, with a mark where more items are; the buttons' hint
+        at the foot."""
         if not view.begin_text(TITLE, key):
             return False
         app = self.app
         items = self.items()
         n = len(items)
         sel = self.sel % n
-        view.big_centred("SPIT", 1, 1, 0)
-        view.centred(app.note or app.hint or HINT, 13, 1, 0)
+        view.big_centred("SPIT", 0, 1, 0)
         top = 0
         if n > _SHOWN:
-            top = min(max(sel - 3, 0), n - _SHOWN)
-        y = 21
+            top = min(max(sel - 2, 0), n - _SHOWN)
+        y = 12
         for k in range(top, min(n, top + _SHOWN)):
             fg = 1
             if k == sel:
-                view.fill_rect(0, y - 1, W - 5, 7, 1, 0)
+                view.fill_rect(0, y - 1, W - 6, 9, 1, 0)
                 fg = 0
-            view.text(self.text(items[k]), 6, y, fg, 0)
-            y += 7
+            view.med(self.text(items[k]), 3, y, fg, 0, W - 7)
+            y += 9
         if top > 0:
-            _arrow(view, 21, -1)
+            _arrow(view, 12, -1)
         if top + _SHOWN < n:
-            _arrow(view, 59, 1)
+            _arrow(view, 50, 1)
+        view.med_centred(app.note or app.hint or HINT, 57, 1, 0)
         return True
+
+
+def seats_name(cpu):
+    """Who plays a game with these seats ([level or None] * 2), as the menu says it."""
+    if cpu[0] and cpu[1]:
+        return "CPU VS CPU"
+    lv = cpu[0] or cpu[1]
+    return MODE_NAMES[lv] if lv else MODE_NAMES[0]
 
 
 def _arrow(view, y, d):
