@@ -15,7 +15,7 @@
 # Everything here is pure and integer; shared_rules.match applies it.
 
 from shared_rules.arbiter import BEATEN, ticks_diff, ticks_add
-from shared_rules.game import NOT_NOW, EMPTY
+from shared_rules.game import NOT_NOW
 from shared_rules.rng import Rng
 
 FUMBLE_US = 500000            # R41: the fumble time, 0.5 s
@@ -38,6 +38,7 @@ _FIELDS = (
     ("signal_max", "signal_max_us", 0, 60000),
     ("ignore", "ignore_us", 0, 60000),
     ("limit", "limit_us", 1, 600000),
+    ("empty", "empty", 0, 1),
 )
 
 
@@ -47,7 +48,7 @@ class Conduct:
 
     def __init__(self, fumble_us=FUMBLE_US, repeat_us=FUMBLE_REPEAT_US, cap=FUMBLE_CAP,
                  signal=1, signal_min_us=SIGNAL_MIN_US, signal_max_us=SIGNAL_MAX_US,
-                 ignore_us=SLAP_IGNORE_US, limit_us=SLAP_LIMIT_US):
+                 ignore_us=SLAP_IGNORE_US, limit_us=SLAP_LIMIT_US, empty=1):
         self.fumble_us = fumble_us
         self.repeat_us = repeat_us
         self.cap = cap
@@ -56,6 +57,9 @@ class Conduct:
         self.signal_max_us = signal_max_us
         self.ignore_us = ignore_us
         self.limit_us = limit_us
+        # 1: a press on a slot the player's own play emptied is never a fumble (R41:
+        # it puts no card down); recordings from before that was so say 0.
+        self.empty = int(empty) if isinstance(empty, bool) else empty
         for name, attr, lo, hi in _FIELDS:
             v = getattr(self, attr)
             scale = 1000 if attr.endswith("_us") else 1
@@ -68,8 +72,9 @@ class Conduct:
 
     @classmethod
     def legacy(cls, fumble_ms):
-        """A recording from before R41's escalation and R44: a flat fumble, no signal."""
-        return cls(fumble_ms * 1000, 0, FUMBLE_CAP, 0)
+        """A recording from before R41's escalation and R44: a flat fumble, no signal,
+        and a press on an empty slot was a fumble like any refused press."""
+        return cls(fumble_ms * 1000, 0, FUMBLE_CAP, 0, empty=0)
 
     def format(self):
         """The recording's conduct line: every parameter, in ms."""
@@ -115,14 +120,11 @@ class Conduct:
 def is_fumble(action, reason):
     """R41: was this settled action a fumble? A play, fill or flip the rules refused
     during play. Never a lost race ("beaten", R20: it fitted when pressed), never a
-    press the phase had moved past ("not now"), never the cursor, Spit! or a slap,
-    and never a press on an empty slot ("stockpile empty")."""
-    # An empty slot under the cursor: the player's own play emptied it and the cursor
-    # stayed (the pad never moves it by itself, so recorded presses replay exactly,
-    # R40). Such a press puts no card down where it does not fit, so it is refused
-    # without dead buttons: the device, not the player, left the cursor there.
+    press the phase had moved past ("not now"), never the cursor, Spit! or a slap.
+    (A press on an empty slot is none either, under the conduct that says so:
+    Match decides that before it asks here.)"""
     return (reason is not None and reason != BEATEN and reason != NOT_NOW and
-            reason != EMPTY and action[0] in _FUMBLE_VERBS)
+            action[0] in _FUMBLE_VERBS)
 
 
 class Fumbles:

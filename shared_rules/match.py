@@ -143,7 +143,7 @@ class Match:
                 kind = BEATEN_TO_IT
             elif reason == NOT_NOW or reason == ALREADY_SAID:
                 kind = QUIET
-            elif self._no_card(action):
+            elif self.conduct.empty and self._no_card(action):
                 # The cursor on a slot the player's own play emptied (the pad never
                 # moves it by itself, so recorded presses replay exactly): the press
                 # puts no card down, so it is never a fumble (R41), whichever reason

@@ -5,7 +5,7 @@
 #   seed 42
 #   rules points=0 manual_flip=0 target=100
 #   conduct fumble=500 repeat=3000 cap=4 signal=1 signal_min=600 signal_max=1500
-#           ignore=400 limit=3000     the device's conduct (R41, R44, R26; one line,
+#           ignore=400 limit=3000 empty=1   the device's conduct (R41, R44, R26; one line,
 #                                 shared_rules.conduct), every parameter in ms
 #   fumble 500                    instead of a conduct line, in a replay recorded
 #                                 before R41's escalation and R44: a flat fumble of

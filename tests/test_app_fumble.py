@@ -285,9 +285,16 @@ def test_r41_a_press_on_the_slot_the_players_own_play_emptied_is_never_a_fumble(
             assert r.sound.played[-1] != "fumble"
 
 
-def test_r41_a_press_on_an_empty_slot_is_not_a_fumble_but_a_misfit_still_is():
-    from shared_rules.game import EMPTY
-    assert not is_fumble(("play", 0, 3, 0), EMPTY)
-    assert not is_fumble(("fill", 1, 3, 4), EMPTY)
-    assert not is_fumble(("flip", 0, 3), EMPTY)
+def test_r41_older_recordings_replay_with_a_press_on_an_empty_slot_a_fumble():
+    # A recording from before this conduct (its "fumble" line, or a conduct line with
+    # empty=0) played such a press as a fumble: its replay must too (R40).
+    assert Conduct.legacy(500).empty == 0 and Conduct().empty == 1
+    r = rig()
+    r.frames(1)
+    r.app.start_game(0, None, (None, None), r.clock.now, game=_emptied_cursor_table(),
+                     conduct=Conduct.legacy(500))
+    r.frames(1)
+    r.tap(0, "B", frames=2)                              # the lone 5 is played
+    r.tap(0, "B", frames=2)                              # B on the emptied slot
+    assert r.app.stats.fumbles == [1, 0] and r.app.msgs[0].l1 == "FUMBLE!"
     assert is_fumble(("play", 1, 1, 1), NO_FIT)

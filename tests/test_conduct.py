@@ -341,7 +341,7 @@ def test_r44_and_r41_the_recording_keeps_every_parameter_and_replays_under_its_o
     c = Conduct(1250 * MS, 2000 * MS, 3, 1, 700 * MS, 1200 * MS, 300 * MS, 4 * S)
     line = c.format()
     assert line == ("conduct fumble=1250 repeat=2000 cap=3 signal=1 signal_min=700 "
-                    "signal_max=1200 ignore=300 limit=4000")
+                    "signal_max=1200 ignore=300 limit=4000 empty=1")
     rp = parse("spit-replay 1\nseed 3\n%s\n" % line)
     assert rp.conduct == c and rp.played_conduct() is rp.conduct
     assert parse(rp.format()) == rp
