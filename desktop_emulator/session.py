@@ -30,6 +30,7 @@ from host.replays import (ReplayError, LoadedReplay, parse_replay, format_replay
                           META_PREFIX, SNAPSHOT_PREFIX)
 from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of  # noqa: F401
 from host.state import game_state_line, summary_line
+from host.lights import CpuLights
 
 #: The device's frame period (firmware/app.py: 30 frames a second).
 DEVICE_FRAME_US = FRAME_US
@@ -321,36 +322,21 @@ def run_terminal(machine, screen, frame_us, until="over", frames=None, speed=1.0
 
 class PadLights:
     """Which pad buttons the skin lights: held keys, and each CPU press for a moment
-    (the CPU's presses never pass the keyboard, so they are caught at its seat)."""
-
-    FLASH_US = 120000
+    (through the app's on_cpu_press hook: the CPU's presses never pass the keyboard)."""
 
     def __init__(self):
-        self.until = {}
+        self.cpu = CpuLights()
+        self._app = None
 
-    def watch_seats(self, app):
-        for seat in app.seats:
-            if seat.human or getattr(seat, "_emulator_lights", None) is self:
-                continue
-            poll = seat.poll
-            lights = self
-
-            def wrapped(now_us, out, _poll=poll, _p=seat.player):
-                n = len(out)
-                _poll(now_us, out)
-                for e in out[n:]:
-                    lights.until[(_p, "AB"[e[2]] if e[2] in (0, 1) else str(e[2]))] = \
-                        (e[0] + lights.FLASH_US) & 0x3FFFFFFF
-            seat.poll = wrapped
-            seat._emulator_lights = self
+    def watch(self, app):
+        if app is not self._app:
+            self._app = app
+            app.on_cpu_press = self.cpu.pressed
 
     def lit(self, now, held):
         out = set(held)
-        for key, t in list(self.until.items()):
-            if ticks_diff(t, now) > 0:
-                out.add(key)
-            else:
-                del self.until[key]
+        for p, b in self.cpu.lit(now):
+            out.add((p, "AB"[b] if b in (0, 1) else str(b)))
         return out
 
 
@@ -483,7 +469,7 @@ class Window:
                     self.set_caption()
             else:
                 m.step_window(now)
-        self.lights.watch_seats(m.app)
+        self.lights.watch(m.app)
         if self.display.skin is not None:
             self.display.skin.names = seat_names(m, self.labels)
         self.display.render(self.lights.lit(now, self.keyboard.pressed),

@@ -37,11 +37,7 @@ from firmware.screens import (TITLE, GAME, SUMMARY, OVER, PAUSE, ATTRACT, HOWTO,
                               NAMES, DEMO_LEVELS, A, B, LEFT, RIGHT, UP, DOWN, PAUSE_BUTTON)
 from firmware.screens.game import GameScreen
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 OVER_SCREEN = OVER                 # the names the tests and tools know
 SCREEN_NAMES = NAMES
@@ -99,6 +95,7 @@ class App:
         None: two players, standard rules); the emulator starts against the CPU.
         hint: the title screen's line on the buttons (the emulator names its keys)."""
         self.ports = ports
+        self.on_cpu_press = None         # a host's hook(t, player, button): a CPU pressed
         self.hint = hint                 # None: the title screen's own
         self.defaults = savegame.settings_from(defaults) if defaults is not None else None
         if defaults is not None and self.defaults is None:
@@ -214,7 +211,7 @@ class App:
                     k += 1
             while len(evs) > k:
                 evs.pop()
-            self.table.poll(now, evs)
+            self.table.poll(now, evs, self.on_cpu_press)
         # Insertion sort by touch time (few events a frame; stable; no allocation).
         for i in range(1, len(evs)):
             e = evs[i]

@@ -19,11 +19,7 @@
 
 from shared_rules.arbiter import ticks_diff, ticks_add
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 CHUNK = const(256)
 _FRAME = const(0)

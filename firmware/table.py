@@ -13,11 +13,7 @@ from firmware import sound, texts
 from firmware.view import Message, BAR_MAX
 from firmware.seats import HumanSeat, CpuSeat, level_name
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 MSG_US = const(1500000)            # a feedback message stays this long
 
@@ -64,11 +60,18 @@ class Table(M.Match):
             else:
                 self.seats[p] = HumanSeat(p)
 
-    def poll(self, now, evs):
-        """Append the CPU seats' button events due by now to evs."""
+    def poll(self, now, evs, hook=None):
+        """Append the CPU seats' button events due by now to evs; hook(t, p, button)
+        hears of each CPU press (a host lights the pad)."""
         for seat in self.seats:
             if not seat.human:
+                n = len(evs)
                 seat.poll(now, evs)
+                if hook is not None:
+                    for k in range(n, len(evs)):
+                        e = evs[k]
+                        if e[3]:
+                            hook(e[0], e[1], e[2])
 
     def enter(self, now):
         """Play (re)starts on screen: a new round, or after a pause."""

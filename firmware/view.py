@@ -32,11 +32,7 @@
 
 from firmware import font
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 W = const(128)
 H = const(64)

@@ -4,11 +4,7 @@
 
 from shared_rules.cards import adjacent
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 TICKS_PERIOD = 1 << 30
 # Every intermediate below stays within +-2**30, a small int on a 32-bit port: a sum

@@ -26,6 +26,8 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))          # the pin map imports shared_rules.compat
 BOARD_FILE = ROOT / "firmware" / "boards" / "pico.py"
 OUT_MD = ROOT / "hardware" / "WIRING.md"
 OUT_SVG = ROOT / "hardware" / "wiring.svg"

@@ -20,12 +20,7 @@
 # Buttons: momentary switch between the GPIO and GND, internal pull-up, active low
 # (pressed reads 0). No external parts are needed.
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 
 # --- display: SSD1306 over I2C0 -----------------------------------------------

@@ -39,12 +39,7 @@
 
 from firmware.hw.capture import Capture, ticks_us as _ticks_us, ticks_diff as _ticks_diff
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 
 # SIO GPIO_IN: the input level of GPIO 0..29 (RP2040) / 0..31 (RP2350), one bit each.

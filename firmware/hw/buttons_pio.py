@@ -51,12 +51,7 @@ from array import array
 from firmware.hw import chip_name
 from firmware.hw.capture import Capture, ticks_us as _ticks_us, ticks_diff as _ticks_diff
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 
 _MASK30 = const(0x3FFFFFFF)

@@ -18,12 +18,7 @@ from array import array
 
 from shared_rules.arbiter import ticks_diff as _shared_ticks_diff
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 
 # Stamps follow the project's clock port: microseconds wrapping at 2**30 (MicroPython's

@@ -9,11 +9,7 @@
 # nothing. Not for use in an interrupt handler (reads of the µs timer above 2**30 make
 # heap ints).
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 _GPIO_OUT_CLR = const(0xD0000018)
 _GPIO_OE_SET = const(0xD0000024)

@@ -10,11 +10,7 @@
 # Buttons on menus: A = next item, B = choose (six-button pads: UP/LEFT = previous,
 # DOWN/RIGHT = next).
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 TITLE = const(0)
 GAME = const(1)

@@ -10,11 +10,7 @@ from firmware.stats import Stats
 from firmware.view import Message
 from firmware.screens import ATTRACT, TITLE, DEMO_LEVELS
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 MAX_US = const(120000000)          # a demo lasts at most this long
 LEVELS = DEMO_LEVELS
@@ -59,7 +55,7 @@ class AttractScreen:
             return False
         evs = self._evs
         evs.clear()
-        tb.poll(now, evs)
+        tb.poll(now, evs, self.app.on_cpu_press)
         # Both seats are CPUs: their presses in touch order (few a frame).
         for i in range(1, len(evs)):
             e = evs[i]

@@ -7,11 +7,7 @@ from shared_rules.game import READY, PLAY
 from shared_rules.arbiter import ticks_diff
 from firmware.screens import GAME, PAUSE, PAUSE_BUTTON
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 HOLD_US = const(1000000)           # hold A+B this long to pause
 

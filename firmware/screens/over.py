@@ -8,11 +8,7 @@ from shared_rules.arbiter import ticks_diff
 from firmware import sound
 from firmware.screens import OVER, REMATCH, B, PAUSE_BUTTON
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 MIN_US = const(1500000)
 PAGE_US = const(2000000)         # the line under the banner turns every 2 s

@@ -5,11 +5,7 @@
 from shared_rules.arbiter import ticks_diff
 from firmware.screens import REMATCH
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 SHOW_US = const(1500000)
 

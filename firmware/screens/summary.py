@@ -7,11 +7,7 @@ from shared_rules.arbiter import ticks_diff
 from firmware import sound, texts
 from firmware.screens import SUMMARY, GAME, PAUSE_BUTTON
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 MIN_US = const(800000)             # presses right after a round (slaps) don't skip it
 AUTO_US = const(8000000)           # it moves on by itself after this

@@ -8,11 +8,7 @@ from firmware import sound, texts, savegame
 from firmware.view import W
 from firmware.screens import TITLE, HOWTO, ATTRACT, B, PAUSE_BUTTON, back
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from shared_rules.compat import const
 
 IDLE_US = const(20000000)     # this long without a press on the menu: attract mode
 _SHOWN = const(5)             # menu lines on the screen at a time (medium font)

@@ -26,6 +26,7 @@ from host.ports import FrameInput, MemoryStorage
 from host.replays import ReplayError, parse_replay, format_replay
 from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of
 from host.state import state_line, summary_line
+from host.lights import CpuLights
 from spitweb import ports
 
 #: As desktop_emulator.session: the menu starts at "vs CPU normal", and a game's
@@ -36,7 +37,6 @@ HINT = "Z/N: NEXT  X/M: CHOOSE"
 MAX_SIM_US = 4 * 3600 * 1000000
 MAX_SEED = (1 << 30) - 1
 #: How long a CPU's press lights its pad button.
-FLASH_US = 120000
 
 # frame() returns these bits (spit.js has the same names).
 REDRAW = 1          # the OLED changed: draw the panel bytes
@@ -186,7 +186,7 @@ class Web:
         self.seats = None
         self.loaded = None
         self._replay_i = 0
-        self._lit = {}               # (player, button) -> ticks until which a CPU press shows
+        self._cpu_lights = CpuLights()   # the CPU's presses, lit on the pads for a moment
         self._names = None
         self._hidden_frozen = False
         self.status_text = ""
@@ -232,6 +232,7 @@ class Web:
         self.app = App(Ports(self.input, self.display, self.sound, storage, self.clock),
                        now_us=self.clock.ticks_us(), record_limit=RECORD_LIMIT,
                        defaults=DESKTOP_DEFAULTS, hint=HINT)
+        self.app.on_cpu_press = self._cpu_lights.pressed
         msg = getattr(storage, "message", None)
         if msg:
             self.status("This browser's saved data was unreadable (%s): starting clean, "
@@ -345,7 +346,6 @@ class Web:
                 self.app.step(now)
                 self.steps += 1
                 self._check_end()
-            self._watch_seats()
         flags = 0
         d = self.display
         if d.dirty:
@@ -437,37 +437,14 @@ class Web:
         return 0 if app.game is None or app.seats[0].human else 1
 
     # -- the skin
-    def _watch_seats(self):
-        """Light a CPU seat's buttons when it presses (its presses never pass the
-        input port): its poll is wrapped once per seat, as the desktop's PadLights."""
-        for seat in self.app.seats:
-            if seat.human or getattr(seat, "_web_lights", None) is self:
-                continue
-            lit = self._lit
-            poll = seat.poll
-
-            def wrapped(now_us, out, _poll=poll, _p=seat.player):
-                n = len(out)
-                _poll(now_us, out)
-                for i in range(n, len(out)):
-                    e = out[i]
-                    if e[2] in (0, 1):
-                        lit[(_p, e[2])] = (e[0] + FLASH_US) & ports.TICKS_MASK
-            seat.poll = wrapped
-            seat._web_lights = self
-
     def _lights(self):
         bits = 0
         if self.keys is not None:
             for p, b in self.keys.pressed():
                 bits |= 1 << (2 * p + (0 if b == "A" else 1))
-        if self._lit:
-            now = self.clock.ticks_us()
-            for key in list(self._lit):
-                if ticks_diff(self._lit[key], now) > 0:
-                    bits |= 1 << (2 * key[0] + key[1])
-                else:
-                    del self._lit[key]
+        for p, b in self._cpu_lights.lit(self.clock.ticks_us()):
+            if b in (0, 1):
+                bits |= 1 << (2 * p + b)
         return bits
 
     def seat_names(self):
