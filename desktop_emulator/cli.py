@@ -227,6 +227,9 @@ def display_missing(environ=None):
             "--p1 easy --until over --print-state`" % (PROG, PROG))
 
 
+EXIT_DIVERGED = 3       # a replay that did not reach the states it recorded
+
+
 def _fail(message, code=EXIT_USAGE):
     print("%s: error: %s" % (PROG.split()[-1], message), file=sys.stderr)
     return code
@@ -541,4 +544,10 @@ def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out):
     if args.print_state:
         print(machine.state_line(), file=out)
     out.flush()
+    if machine.replay_in is not None:
+        # R40: a replay reaches the states its recording says it did, or says not.
+        why = machine.replay_divergence(reason == "replay end")
+        if why is not None:
+            print("replay %s: %s" % (args.replay, why), file=sys.stderr)
+            return EXIT_DIVERGED
     return 0

@@ -27,7 +27,7 @@ from desktop_emulator.display import FrameDisplay
 from firmware.app import FRAME_US
 from host.ports import FrameInput as QueueInput
 from host.replays import (ReplayError, LoadedReplay, parse_replay, format_replay,  # noqa: F401
-                          META_PREFIX, SNAPSHOT_PREFIX)
+                          META_PREFIX, SNAPSHOT_PREFIX, digests_of, divergence)
 from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of  # noqa: F401
 from host.state import game_state_line, summary_line
 from host.lights import CpuLights
@@ -200,6 +200,10 @@ class Machine:
         self.app.start_game(loaded.seed, loaded.rules, (None, None), loaded.start_t,
                             snapshot=loaded.snapshot, conduct=loaded.replay.played_conduct())
         self.note_game()
+
+    def replay_divergence(self, finished):
+        """None, or one line on how the replay being played left its recording."""
+        return divergence(self.replay_in, digests_of(self.app.replay.records), finished)
 
     # -- stepping
     def step(self):

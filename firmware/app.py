@@ -359,6 +359,9 @@ class App:
         """The table says the round (or the game) is over."""
         g = self.game
         self.table.ended = False
+        if self._rec:
+            # What a replay must reach here (R40): checked by the host that replays it.
+            self.replay.digest(t, g.last_round["round"], g.digest())
         if g.phase == "over":
             if g.winner is None:
                 self.series_draws += 1

@@ -172,6 +172,9 @@ class Recording:
     def frame(self, t_us):
         self.records.append(("frame", t_us))
 
+    def digest(self, t_us, rnd, value):
+        self.records.append(("digest", t_us, rnd, value))
+
     def replay(self):
         """The same recording as a shared_rules.replay.Replay."""
         from shared_rules.replay import Replay

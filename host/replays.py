@@ -25,8 +25,9 @@ class ReplayError(ValueError):
 
 
 class LoadedReplay:
-    def __init__(self, replay, start_t, frames, snapshot, meta):
+    def __init__(self, replay, start_t, frames, snapshot, meta, digests=()):
         self.replay = replay
+        self.digests = list(digests)    # [(round, digest)] at each round's end, in order
         self.start_t = start_t      # the tick count at which the game started
         self.frames = frames        # [(t, [(t, player, code, down), ...])], in order
         self.snapshot = snapshot    # a resumed game's starting snapshot, or None
@@ -69,12 +70,20 @@ def parse_replay(text, name="replay"):
     start_t = records[0][1]
     frames = []
     pending = []
+    digests = []
     last = start_t
     for rec in records[1:]:
         kind = rec[0]
-        if kind == "button":
+        if kind == "digest":
+            digests.append((rec[2], rec[3]))
+        elif kind == "button":
             if rec[3] > MAX_BUTTON:
                 raise ReplayError("%s: button code %d is not a pad button" % (name, rec[3]))
+            if pending and ticks_diff(rec[1], pending[-1][0]) < 0:
+                # The app records each frame's events in stamp order (R19): one stamped
+                # before the event above it was not recorded, it was edited.
+                raise ReplayError("%s: a press at %d comes after one at %d" % (
+                    name, rec[1], pending[-1][0]))
             pending.append((rec[1], rec[2], rec[3], bool(rec[4])))
         elif kind == "frame":
             if ticks_diff(rec[1], last) < 0:
@@ -87,7 +96,33 @@ def parse_replay(text, name="replay"):
                               "replays" % (name, kind))
     if pending:
         frames.append((last, pending))     # events recorded after the last frame
-    return LoadedReplay(replay, start_t, frames, snapshot, meta)
+    return LoadedReplay(replay, start_t, frames, snapshot, meta, digests)
+
+
+def digests_of(records):
+    """[(round, digest)] of a recording's digest records."""
+    out = []
+    for rec in records:
+        if rec[0] == "digest":
+            out.append((rec[2], rec[3]))
+    return out
+
+
+def divergence(loaded, replayed, finished):
+    """None if a replay reached every state its recording says it did; else one line.
+    loaded: the LoadedReplay; replayed: [(round, digest)] the replaying app recorded;
+    finished: the replay ran to its last frame (so it must have reached them all)."""
+    want = loaded.digests
+    for k in range(min(len(want), len(replayed))):
+        if want[k] != replayed[k]:
+            return ("the replay diverged from its recording at the end of round %d "
+                    "(recorded %06x, replayed %06x): it is not the game it recorded" % (
+                        want[k][0], want[k][1], replayed[k][1]))
+    if finished and len(replayed) < len(want):
+        return ("the replay diverged from its recording: it ended in round %d, the "
+                "recording went on to round %d" % (
+                    replayed[-1][0] if replayed else 1, want[-1][0]))
+    return None
 
 
 def header(seats, frame_us=None, lost=0, engine=None, snapshot=None):

@@ -32,6 +32,7 @@ ALREADY_UP = "already face up"
 NO_MANUAL_FLIP = "flip is automatic"
 
 STOCKPILES = 5
+MAX_SEED = (1 << 30) - 1     # a game's seed is a small int on the device
 
 
 class Rules:
@@ -510,6 +511,38 @@ class Game:
         # Game over: each player's cards are kept face down, so all 52 stay accounted (R29).
         self.hand = cards
         self.phase = OVER
+
+    def digest(self):
+        """A 24-bit digest of the whole state: a recording keeps one at every round's
+        end, so a replay that reaches another state says so (R40). Small ints only:
+        the device computes it without allocating."""
+        h = 0x5A17
+        h = (h * 31 + PHASES.index(self.phase)) & 0xFFFFFF
+        h = (h * 31 + self.round) & 0xFFFFFF
+        h = (h * 31 + (self.winner if self.winner is not None else 2)) & 0xFFFFFF
+        h = (h * 31 + self.tie_priority) & 0xFFFFFF
+        h = (h * 31 + (1 if self.said[0] else 0) + (2 if self.said[1] else 0)) & 0xFFFFFF
+        en = self.ending
+        if en is not None:
+            h = (h * 31 + (4 if en["end"] == "out" else 5) + 8 * (
+                en["out"] + 1 if en["out"] is not None else 0)) & 0xFFFFFF
+        h = (h * 31 + self.rng._hi) & 0xFFFFFF
+        h = (h * 31 + self.rng._lo) & 0xFFFFFF
+        for p in (0, 1):
+            h = (h * 31 + (self.scores[p] & 0xFFFF)) & 0xFFFFFF
+            for i in range(STOCKPILES):
+                s = self.stock[p][i]
+                h = (h * 31 + 64 + len(s) + (128 if self.down[p][i] else 0)) & 0xFFFFFF
+                for c in s:
+                    h = (h * 31 + c) & 0xFFFFFF
+            h = (h * 31 + 200 + len(self.hand[p])) & 0xFFFFFF
+            for c in self.hand[p]:
+                h = (h * 31 + c) & 0xFFFFFF
+        for pile in self.piles:
+            h = (h * 31 + 300 + len(pile)) & 0xFFFFFF
+            for c in pile:
+                h = (h * 31 + c) & 0xFFFFFF
+        return h
 
     # ---- copies and snapshots ---------------------------------------------------
     def copy(self):

@@ -14,10 +14,13 @@
 #   settle 1202345                the arbiter settled at now_us
 #   button 1200345 0 1 1          a button event: t_us player button down(0/1)
 #   frame 1216000                 the app stepped at now_us
+#   digest 1216000 2 a1b2c3       at a round's end (the app at now_us): the round that
+#                                 ended and Game.digest() after it in hex, so a replay
+#                                 that reaches another state can say so
 #
 # Blank lines and lines starting with '#' are ignored.
 
-from shared_rules.game import Rules
+from shared_rules.game import Rules, MAX_SEED
 from shared_rules.conduct import Conduct
 
 MAGIC = "spit-replay"
@@ -76,6 +79,9 @@ class Replay:
     def frame(self, t_us):
         self.records.append(("frame", t_us))
 
+    def digest(self, t_us, rnd, value):
+        self.records.append(("digest", t_us, rnd, value))
+
     def __eq__(self, other):
         return (isinstance(other, Replay) and self.seed == other.seed and
                 self.rules == other.rules and self.conduct == other.conduct and
@@ -94,6 +100,8 @@ class Replay:
             kind = rec[0]
             if kind == "press":
                 lines.append("press %d %s" % (rec[1], format_action(rec[2])))
+            elif kind == "digest":
+                lines.append("digest %d %d %06x" % (rec[1], rec[2], rec[3]))
             else:
                 lines.append(" ".join([str(x) for x in rec]))
         return "\n".join(lines) + "\n"
@@ -128,14 +136,20 @@ def _parse_line(rp, line, seen_magic):
             raise ValueError("replay version %s, this program reads %d" % (parts[1], VERSION))
         return
     if head == "seed" and len(parts) == 2:
-        rp.seed = _int(parts[1], "seed")
+        seed = _int(parts[1], "seed")
+        if not 0 <= seed <= MAX_SEED:
+            raise ValueError("seed %d is not 0 .. 2**30-1" % seed)
+        rp.seed = seed
     elif head == "rules":
         opts = {}
         for item in parts[1:]:
             key, eq, val = item.partition("=")
-            if not eq or key not in ("points", "manual_flip", "target"):
+            if not eq or key not in ("points", "manual_flip", "target") or key in opts:
                 raise ValueError("bad rule option %r" % (item,))
-            opts[key] = _int(val, key)
+            v = _int(val, key)
+            if key != "target" and v not in (0, 1):
+                raise ValueError("rule option %s must be 0 or 1, not %d" % (key, v))
+            opts[key] = v
         rp.rules = Rules.from_dict(opts)
     elif head == "fumble" and len(parts) == 2:
         ms = _int(parts[1], "fumble")
@@ -150,6 +164,15 @@ def _parse_line(rp, line, seen_magic):
         rp.conduct = Conduct.parse(parts[1:])
     elif head == "press" and len(parts) >= 3:
         rp.records.append(("press", _tick(parts[1]), parse_action(" ".join(parts[2:]))))
+    elif head == "digest" and len(parts) == 4:
+        rnd = _int(parts[2], "round")
+        try:
+            value = int(parts[3], 16)
+        except ValueError:
+            raise ValueError("digest: not a hex number: %r" % parts[3])
+        if rnd < 1 or not 0 <= value <= 0xFFFFFF:
+            raise ValueError("bad digest record %r" % (line,))
+        rp.records.append(("digest", _tick(parts[1]), rnd, value))
     elif head in ("settle", "frame") and len(parts) == 2:
         rp.records.append((head, _tick(parts[1])))
     elif head == "button" and len(parts) == 5:

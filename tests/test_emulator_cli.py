@@ -488,3 +488,33 @@ def test_the_terminal_demo_says_how_big_the_terminal_must_be(monkeypatch, capsys
     assert cli.main(["--terminal", "--p0", "hard", "--p1", "easy", "--speed", "0",
                      "--frames", "5"], stdout=out) == 0
     assert "\u2588" in out.getvalue() or "\u2580" in out.getvalue()
+
+
+# ---- a replay that leaves its recording says so (R40) --------------------------------------
+
+def test_r40_a_replay_under_edited_rules_says_it_diverged_and_exits_3(tmp_path, capsys):
+    rec = tmp_path / "g.txt"
+    assert cli.main(["--headless", "--p0", "normal", "--p1", "hard", "--seed", "8",
+                     "--until", "round", "--record", str(rec)], stdout=io.StringIO()) == 0
+    text = rec.read_text()
+    assert re.search(r"^digest \d+ 1 [0-9a-f]{6}$", text, re.M)     # round 1's end
+    capsys.readouterr()
+    assert cli.main(["--headless", "--replay", str(rec)], stdout=io.StringIO()) == 0
+    assert capsys.readouterr().err == ""
+    edited = tmp_path / "edited.txt"
+    edited.write_text(text.replace("rules points=0", "rules points=1"))
+    assert cli.main(["--headless", "--replay", str(edited)], stdout=io.StringIO()) == 3
+    err = capsys.readouterr().err.strip().split("\n")
+    assert len(err) == 1 and "diverged" in err[0] and "end of round 1" in err[0]
+
+
+def test_r40_the_game_digest_follows_every_part_of_the_state():
+    from shared_rules.game import Game
+    g = Game(3)
+    d0 = g.digest()
+    assert Game(3).digest() == d0 and Game(4).digest() != d0
+    g.apply(("spit", 0))
+    assert g.digest() != d0 and 0 <= g.digest() <= 0xFFFFFF
+    h = Game(3)
+    h.scores[1] = 1
+    assert h.digest() != d0

@@ -19,10 +19,11 @@ records = st.one_of(
     st.tuples(st.just("press"), ticks, actions),
     st.tuples(st.sampled_from(["settle", "frame"]), ticks),
     st.tuples(st.just("button"), ticks, st.integers(0, 1), st.integers(0, 5), st.integers(0, 1)),
+    st.tuples(st.just("digest"), ticks, st.integers(1, 99), st.integers(0, 0xFFFFFF)),
 )
 
 
-@given(seed=st.integers(0, 2**40), points=st.booleans(), mf=st.booleans(),
+@given(seed=st.integers(0, 2**30 - 1), points=st.booleans(), mf=st.booleans(),
        target=st.integers(1, 500), recs=st.lists(records, max_size=30))
 def test_replay_text_round_trips(seed, points, mf, target, recs):
     rp = Replay(seed, Rules(points, mf, target), list(recs))
@@ -134,3 +135,30 @@ def test_r19_run_settles_a_press_once_the_device_window_of_2000_us_has_passed():
     game, results = run(parse("spit-replay 1\nseed 4\nbutton 900 0 1 1\nframe 950\n"
                               "press 1000 spit 0\nframe 2000\nsettle 3000\n"))
     assert results == [(("spit", 0), 1000, None)]
+
+
+# ---- every header field checked as the command line checks its options (R40) ------------
+
+@pytest.mark.parametrize("line,why", [
+    ("seed -7", "seed -7 is not 0 .. 2**30-1"),
+    ("seed 4294967296", "is not 0 .. 2**30-1"),
+    ("seed 123456789012345678901234567890123456", "is not 0 .. 2**30-1"),
+    ("rules points=2 manual_flip=0 target=100", "points must be 0 or 1"),
+    ("rules points=1 points=0", "bad rule option"),
+    ("rules points=0 manual_flip=0 target=0", "target"),
+    ("digest 100 0 00ff00", "bad digest record"),
+    ("digest 100 2 xyz", "not a hex number"),
+])
+def test_r40_a_replays_header_fields_are_checked_like_the_command_lines_options(line, why):
+    with pytest.raises(ValueError) as e:
+        parse("spit-replay 1\n%s\n" % line)
+    assert "line 2" in str(e.value) and why in str(e.value)
+
+
+def test_r40_digest_records_round_trip():
+    rp = Replay(5)
+    rp.frame(10)
+    rp.digest(20, 2, 0xABCDEF)
+    text = rp.format()
+    assert "digest 20 2 abcdef\n" in text
+    assert parse(text) == rp

@@ -17,26 +17,24 @@ Time is the emulator's guest time: a headless run takes as long as the chip need
 and the window shows the game at the speed the emulator reaches (the caption says).
 """
 
-import hashlib
 import json
 import re
 import time
 
 from desktop_emulator.clock import ticks_diff
-from desktop_emulator.display import FrameDisplay, frame_sha1
+from desktop_emulator.display import FrameDisplay
 from desktop_emulator.pico.device import Pico, DeviceError, US, MS, S, exception_line
+from desktop_emulator.session import WINDOW_FRAME_US
+from firmware.app import FRAME_US as DEVICE_FRAME_US
 from firmware.boards import pico as board
-
-DEVICE_FRAME_US = 33333
-WINDOW_FRAME_US = 16667
+from host.seats import CPU_CODE, names_of
+from host.state import state_line, summary_line
 KEY_HOLD_US = 30000          # the shortest press a key makes on the board's pins
 HOLD_US = 50000              # how long a replayed press keeps the contact closed
 MIN_GAP_US = 12000           # > the firmware's 10 ms debounce lock-out
 REPLAY_TAIL_US = 1000000    # a replay runs this long past its last recorded frame (a save, a slow frame)
 BOOT_MS = 3000               # guest time the board may take to reach its title screen
 STATUS = re.compile(rb"spit: ([^\r\n]*)\r?\n")
-CPU_NAME = {None: "human", 0: "human", 1: "easy", 2: "normal", 3: "hard"}
-CPU_CODE = {"human": 0, "easy": 1, "normal": 2, "hard": 3}
 BUTTON_CODES = {"A": 0, "B": 1}
 
 
@@ -171,7 +169,7 @@ class PicoMachine:
     # ---- starting a game ------------------------------------------------------------
     def start_game(self, seats, seed, rules):
         self.seats = tuple(seats)
-        cpu = [CPU_CODE[seats[0]], CPU_CODE[seats[1]]]
+        cpu = [CPU_CODE[seats[0]] or 0, CPU_CODE[seats[1]] or 0]    # 0: a person, on the wire
         self._start({"seed": seed & 0x3FFFFFFF, "points": int(rules.points),
                      "flip": int(rules.manual_flip), "cpu": cpu})
         self.app.cpu = [c or None for c in cpu]
@@ -337,49 +335,44 @@ class PicoMachine:
                 " 'resume': a.replay_snapshot, 'lost': getattr(a.replay.records, 'lost', 0)"
                 " if a.replay else 0, 'seed': a.replay.seed if a.replay else 0}))\n"
                 "if a.replay:\n"
-                " r = a.replay.rules\n"
-                " print('rules points=%d manual_flip=%d target=%d' % (r.points, r.manual_flip,"
-                " r.target))\n"
-                " for rec in a.replay.records:\n"
-                "  print(' '.join([str(x) for x in rec]))\n")
+                " print(a.replay.format())\n")
         out = p.exec(code, guest_ms=20000, wall_s=self._wall_left())
         lines = out.replace("\r", "").split("\n")
         info = json.loads(lines[0])
+        # The board's recording in the replay format (shared_rules.replay), as the app
+        # engine writes it: the seed, the rules, the conduct and every record.
         info["records"] = [x for x in lines[1:] if x.strip()]
         self._finished = info
         return info
 
     def state_line(self):
         info = self.finish()
-        state = hashlib.sha1(json.dumps(info["snap"], sort_keys=True).encode()).hexdigest()
-        return "state %s frame %s" % (state, frame_sha1(self.pico.oled.ram))
+        return state_line(info["snap"], self.pico.oled.ram)
 
     def summary_line(self):
-        g = self.app.game
-        if g is None:
-            return "no game (screen %s)" % self.app.screen
-        w = {0: "0", 1: "1", None: "draw" if g.phase == "over" else "-"}[g.winner]
-        return "screen=%s phase=%s round=%d winner=%s scores=%d:%d frames=%d guest_s=%.1f" % (
-            self.app.screen, g.phase, g.round, w, g.scores[0], g.scores[1], self.steps,
-            self.clock.elapsed_us() / 1e6)
+        return summary_line(self.app.screen, self.app.game, self.steps,
+                            " guest_s=%.1f" % (self.clock.elapsed_us() / 1e6))
+
+    def replay_divergence(self, finished):
+        """None, or one line on how the board's replay left its recording (from the
+        digest records the board's own recording kept at each round's end)."""
+        from host.replays import divergence, digests_of
+        from shared_rules.replay import parse
+        records = self.finish()["records"]
+        got = digests_of(parse("\n".join(records)).records) if records else []
+        return divergence(self.replay_in, got, finished)
 
     def replay_text(self):
         """The board's recording of its game, as a replay file (same format as the app
         engine's --record): replayable with --engine app or --engine pico."""
-        from desktop_emulator.session import META_PREFIX, SNAPSHOT_PREFIX
-        from shared_rules.replay import MAGIC, VERSION
+        from host.replays import header
         info = self.finish()
-        if not info["records"]:
+        lines = info["records"]
+        if not lines:
             return None
-        seats = self.seats or tuple(CPU_NAME[c] for c in info["cpu"])
-        head = ["%s %d" % (MAGIC, VERSION),
-                "%s p0=%s p1=%s engine=pico" % (META_PREFIX, seats[0], seats[1])]
-        if info["lost"]:
-            head[-1] += " lost=%d" % info["lost"]
-        if info["resume"] is not None:
-            head.append(SNAPSHOT_PREFIX + json.dumps(info["resume"], sort_keys=True))
-        head.append("seed %d" % info["seed"])
-        return "\n".join(head + info["records"]) + "\n"
+        seats = self.seats or names_of(info["cpu"])
+        head = header(seats, lost=info["lost"], engine="pico", snapshot=info["resume"])
+        return "\n".join(lines[:1] + head + lines[1:]) + "\n"
 
     # The session's recordings, as the command line writes them (session.Machine has
     # the same): the board keeps only the game it played last.
