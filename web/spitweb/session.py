@@ -23,9 +23,9 @@ from shared_rules.game import Rules
 from firmware.app import App, Ports, FRAME_US
 from host.clock import SimClock
 from host.ports import FrameInput, MemoryStorage
-from host.replays import ReplayError, parse_replay, format_replay
+from host.replays import ReplayError, parse_replay, format_replay, divergence, digests_of
 from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of
-from host.state import state_line, summary_line
+from host.state import game_state_line, summary_line
 from host.lights import CpuLights
 from spitweb import ports
 
@@ -261,9 +261,7 @@ class Web:
         self.bridge.status(text)
 
     def state_line(self):
-        g = self.app.game
-        snap = g.snapshot() if g is not None else None
-        return state_line(snap, self.display.buf)
+        return game_state_line(self.app.game, self.display.buf)
 
     def summary_line(self):
         return summary_line(self.app.screen_name(), self.app.game, self.steps)
@@ -272,6 +270,12 @@ class Web:
         self.done = True
         self.reason = reason
         self.line = self.state_line()
+        if self.loaded is not None:
+            # R40: a replay reaches the states its recording says it did, or says not.
+            why = divergence(self.loaded, digests_of(self.app.replay.records),
+                             reason == "replay end")
+            if why is not None:
+                self.status("replay: " + why)
         self.bridge.finished(self.summary_line() + " (" + reason + ")", self.line)
 
     def reached(self):
