@@ -136,6 +136,9 @@ def build_parser():
                           "time)")
     run.add_argument("--start-near-wrap", action="store_true",
                      help="start the clock 2 s before its 2**30 us wrap")
+    run.add_argument("--replace-save", action="store_true",
+                     help="a game started by --p0/--p1/--seed replaces the saved game "
+                          "(without it, a saved game is kept and CONTINUE offers it)")
     rec = p.add_argument_group("replays and output")
     rec.add_argument("--record", metavar="FILE",
                      help="write the game's replay (seed, rules, fumble time, stamped "
@@ -447,7 +450,10 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
             if loaded is not None:
                 machine.start_replay(loaded)
             elif seats is not None:
-                machine.start_game(seats, seed, _rules(args))
+                machine.start_game(seats, seed, _rules(args), keep_saved=not args.replace_save)
+                if machine.app.saved is not None and not args.replace_save:
+                    print("a saved game is kept: this game is not saved over it "
+                          "(--replace-save to play over it)", file=sys.stderr)
             win = session.Window(machine, display, keyboard, realtime=realtime, out=out)
             try:
                 reason = win.run(until=until, frames=args.frames, on_frame=on_frame)

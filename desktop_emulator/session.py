@@ -154,6 +154,9 @@ class Machine:
         # desktop one person usually plays alone: the menu starts at "vs CPU normal".
         self.app = App(self.ports, now_us=clock.ticks_us(), record_limit=RECORD_LIMIT,
                        defaults=DESKTOP_DEFAULTS, hint=hint)
+        report = getattr(storage, "report", None)
+        if report is not None:
+            report(self.app.note)
         self.steps = 0
         self.seats = None            # ("human", "hard") when the emulator started it
         self.replay_in = None        # a LoadedReplay being played
@@ -186,10 +189,13 @@ class Machine:
             rp.frame(self.last_now)
 
     # -- starting
-    def start_game(self, seats, seed, rules):
+    def start_game(self, seats, seed, rules, keep_saved=True):
+        """A game straight from the command line: a saved game stays as it is (it is
+        the player's) unless keep_saved is False (--replace-save)."""
         self.seats = tuple(seats)
         cpu = (CPU_CODE[seats[0]], CPU_CODE[seats[1]])
-        self.app.start_game(seed & 0x3FFFFFFF, rules, cpu, self.clock.ticks_us())
+        self.app.start_game(seed & 0x3FFFFFFF, rules, cpu, self.clock.ticks_us(),
+                            keep_saved=keep_saved)
         self.note_game()
 
     def start_replay(self, loaded):

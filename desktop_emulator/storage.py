@@ -82,13 +82,26 @@ class FileStorage:
         d = self._device.load()
         self.message = self._device.message
         if self.message:
-            try:
-                print("storage: %s: %s; using defaults" % (self.path, self.message.lower()),
-                      file=self._stderr)
-            except (OSError, ValueError):
-                pass
+            self._say("%s; using defaults" % self.message.lower())
         return d
 
     def save(self, data):
-        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-        self._device.save(data)
+        try:
+            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            self._device.save(data)
+        except OSError as e:
+            # The app plays on and its title says COULD NOT SAVE; say why here too.
+            self._say("cannot save: %s" % (e.strerror or e))
+            raise
+
+    def report(self, note):
+        """The app's word on what it loaded (a file that passed its checksum but holds
+        another version, a bad snapshot ...): one line on stderr, as for a corrupt one."""
+        if note and note != self.message:
+            self._say("%s; using what could be used" % note.lower())
+
+    def _say(self, what):
+        try:
+            print("storage: %s: %s" % (self.path, what), file=self._stderr)
+        except (OSError, ValueError):
+            pass

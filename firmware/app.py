@@ -130,6 +130,7 @@ class App:
         self.series_draws = 0
         self.replay = None               # the current (or last) game's recording
         self.replay_snapshot = None      # the saved game a resumed recording starts from
+        self._kept = None                # a saved game kept while another is played
         self._rec = False                # recording: from start_game until the title
         self._save_at = None             # a save waiting for its frame (SAVE_DELAY_US)
         # Buttons held, per player (for the pause hold): a bit per button code, when A
@@ -308,14 +309,17 @@ class App:
 
     # ---- the match ----------------------------------------------------------------------
     def start_game(self, seed, rules, cpu=(None, None), now_us=0, snapshot=None, stats=None,
-                   game=None, fumble_ms=None, conduct=None):
+                   game=None, fumble_ms=None, conduct=None, keep_saved=False):
         """Start a game (from the menu, a test or a replay). cpu[p] is None for a human
         or the CPU level 1-3 (easy, normal, hard). With snapshot (a Game.snapshot()
         taken between rounds), resume that game instead of dealing a new one; with
         game (a Game, e.g. Game.from_layout for a test or a puzzle), play that one. A
         recording of a resumed or given game starts from replay_snapshot. conduct: the
         device's conduct (shared_rules.conduct.Conduct; a replay gives its own); None:
-        the settings' fumble time (or fumble_ms) and slap signal, R41 and R44."""
+        the settings' fumble time (or fumble_ms) and slap signal, R41 and R44.
+        keep_saved: a saved game in storage is the player's, kept as it is while this
+        game is played and after it (a host that starts a game without the menu, unless
+        the player said to replace it); the menu's START and CONTINUE replace it."""
         if game is not None:
             snapshot = game.snapshot()
         if snapshot is not None:
@@ -324,6 +328,7 @@ class App:
             game = Game(seed, rules)
         self._save_at = None
         self.release_last_game()
+        self._kept = self.saved if keep_saved else None
         if conduct is None:
             conduct = self.settings_conduct(fumble_ms)
         self.conduct = conduct
@@ -420,7 +425,11 @@ class App:
         """At a round boundary (a fresh deal, the only game state ever saved: flash
         writes stall interrupts, so never during play) or at game over (clears it)."""
         g = self.game
-        if g is None or g.phase == "over":
+        kept = self._kept
+        if kept is not None:
+            # A game the player did not choose to replace stays saved.
+            self._write(savegame.pack(self.settings, kept["game"], kept["cpu"], kept["stats"]))
+        elif g is None or g.phase == "over":
             self._write(savegame.pack(self.settings))
         elif g.phase == "ready" and not g.piles and not g.said[0] and not g.said[1]:
             self._write(savegame.pack(self.settings, g, self.cpu, self.stats.to_list()))

@@ -3,6 +3,7 @@
 file gives defaults and a message, never a crash; power cut at any point of a save
 leaves the old or the new data, never a mix."""
 import json
+import os
 
 import pytest
 
@@ -204,3 +205,86 @@ def test_the_app_shows_the_storage_message_and_plays_on_when_saving_fails():
     st.save = broken
     r.menu(["B"])                            # START: the save fails, the game goes on
     assert r.app.screen == 1 and r.app.save_errors == 1
+
+
+# ---- a saved game is the player's ------------------------------------------------------
+
+def test_a_saved_game_is_kept_when_a_host_starts_another_without_the_menu():
+    from firmware import savegame
+    r = Rig(framebuf)
+    r.frames(1)
+    r.app.start_game(8, Rules(), (None, 3), r.clock.now)
+    r.frames(2)
+    saved = json.loads(r.storage.text)["game"]
+    assert saved is not None
+    r2 = Rig(framebuf, storage=MemoryStorage(r.storage.text))
+    r2.frames(1)
+    assert r2.app.saved is not None
+    r2.app.start_game(99, Rules(), (None, 1), r2.clock.now, keep_saved=True)
+    r2.add_bots(("hard", "hard"), seed=4, players=(0,))
+    r2.until(lambda a: a.screen_name() in ("summary", "over"))
+    r2.frames(30)                                  # past the save delay
+    assert json.loads(r2.storage.text)["game"] == saved       # untouched
+    r3 = Rig(framebuf, storage=MemoryStorage(r2.storage.text))
+    r3.frames(1)
+    assert r3.app.menu_items()[0] == 0 and r3.app.saved["game"].seed == 8   # CONTINUE
+    # Chosen from the menu (START), the new game replaces it.
+    r3.menu(["A", "B"])
+    assert r3.app.game.seed != 8
+    assert json.loads(r3.storage.text)["game"]["snap"]["seed"] == r3.app.game.seed
+    assert savegame.unpack(json.loads(r3.storage.text))[1] is not None
+
+
+def test_the_window_keeps_the_saved_game_unless_told_to_replace_it(tmp_path, monkeypatch,
+                                                                     capsys):
+    import io
+    from desktop_emulator import cli, storage as dst
+    from desktop_emulator.clock import SimClock
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    r = Rig(framebuf)
+    r.frames(1)
+    r.app.start_game(8, Rules(), (None, 3), r.clock.now)
+    r.frames(2)
+    path = dst.default_path()
+    dst.FileStorage(path).save(json.loads(r.storage.text))
+    before = open(path, "rb").read()
+    for flags, kept in (([], True), (["--replace-save"], False)):
+        capsys.readouterr()
+        assert cli.main(["--p1", "hard", "--frames", "40"] + flags, clock=SimClock(),
+                        stdout=io.StringIO()) == 0
+        assert (open(path, "rb").read() == before) == kept, flags
+        assert ("a saved game is kept" in capsys.readouterr().err) == kept
+    pygame_quit()
+
+
+def pygame_quit():
+    import pygame
+    pygame.display.quit()
+
+
+def test_bad_content_and_a_directory_are_one_line_each_and_a_failed_save_is_said(tmp_path,
+                                                                                   capsys):
+    import io
+    from desktop_emulator import session, storage as dst
+    from desktop_emulator.clock import SimClock
+    from desktop_emulator.display import FrameDisplay
+    # A file that passes its checksum but comes from a future version.
+    path = str(tmp_path / "spit.json")
+    dst.FileStorage(path).save({"v": 99, "settings": {}, "game": None})
+    capsys.readouterr()
+    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay(), None,
+                        dst.FileStorage(path))
+    err = capsys.readouterr().err.strip().split("\n")
+    assert err == ["storage: %s: saved data unreadable; using what could be used" % path]
+    assert m.app.note == "SAVED DATA UNREADABLE"
+    # A directory where the file should be: said when read, and every failed save too.
+    d = str(tmp_path / "dir.json")
+    os.mkdir(d)
+    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay(), None,
+                        dst.FileStorage(d))
+    err = capsys.readouterr().err.strip().split("\n")
+    assert err == ["storage: %s: saved data unreadable; using defaults" % d]
+    m.app.start_game(3, Rules(), (None, None), m.clock.ticks_us())
+    err = capsys.readouterr().err.strip().split("\n")
+    assert len(err) == 1 and err[0].startswith("storage: %s: cannot save: " % d)
+    assert m.app.save_errors == 1 and m.app.note == "COULD NOT SAVE"

@@ -167,7 +167,8 @@ class PicoMachine:
         return left
 
     # ---- starting a game ------------------------------------------------------------
-    def start_game(self, seats, seed, rules):
+    def start_game(self, seats, seed, rules, keep_saved=True):
+        # The emulated board's flash holds no saved game of the player's: nothing to keep.
         self.seats = tuple(seats)
         cpu = [CPU_CODE[seats[0]] or 0, CPU_CODE[seats[1]] or 0]    # 0: a person, on the wire
         self._start({"seed": seed & 0x3FFFFFFF, "points": int(rules.points),

@@ -12,6 +12,8 @@
 
 import json
 
+_ENOENT = 2          # errno: no such file (MicroPython's OSError carries the errno)
+
 try:
     import os
 except ImportError:  # very old MicroPython
@@ -73,11 +75,15 @@ class Flash:
     """The file operations storage needs, on the real filesystem."""
 
     def read(self, name):
+        """The file's bytes; None if there is no such file (any other failure raises:
+        the caller says the data is unreadable)."""
         try:
             with open(name, "rb") as f:
                 return f.read()
-        except OSError:
-            return None
+        except OSError as e:
+            if e.args and e.args[0] == _ENOENT:
+                return None
+            raise
 
     def write(self, name, data):
         with open(name, "wb") as f:
@@ -108,10 +114,14 @@ class FileStorage:
     def load(self):
         fs = self.fs
         self.message = None
+        unreadable = False
         try:
             data = fs.read(self.path)
-        except Exception:
+        except Exception as e:
             data = None
+            # No file is a first start; anything else (a directory of that name, a
+            # failing flash) is data the player had and cannot have now: say so.
+            unreadable = not (isinstance(e, OSError) and e.args and e.args[0] == _ENOENT)
         d = decode(data)
         if d is not None:
             return d
@@ -123,6 +133,8 @@ class FileStorage:
             return d
         if data is not None:
             self.message = "SAVED DATA CORRUPT"
+        elif unreadable:
+            self.message = "SAVED DATA UNREADABLE"
         return None
 
     def save(self, d):

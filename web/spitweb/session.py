@@ -251,9 +251,10 @@ class Web:
                 seed = 0 if self.fast else bridge.random_seed()
             rules = Rules(points=o["rules"] == "points", manual_flip=o["flip"])
             self.seats = seats
+            # Started by the address, not the menu: a saved game stays the player's.
             self.app.start_game(seed & ports.TICKS_MASK, rules,
                                 (CPU_CODE[seats[0]], CPU_CODE[seats[1]]),
-                                self.clock.ticks_us())
+                                self.clock.ticks_us(), keep_saved=True)
 
     # -- messages to the page
     def status(self, text):
