@@ -49,7 +49,7 @@ CONFIG = ROOT / "tools" / "mutate.toml"
 EQUIVALENTS = ROOT / "tools" / "mutate_equivalents.toml"
 BUILD = ROOT / "build" / "mutate"
 # What a mutant's test run may see: the code under test, the tests and what they import.
-COPY = ("shared_rules", "firmware", "desktop_emulator", "tests", "tools", "hardware", "docs",
+COPY = ("shared_rules", "firmware", "host", "desktop_emulator", "web", "tests", "tools", "hardware", "docs",
         "README.md", "Makefile", "pytest.ini", "requirements-dev.txt")
 TARGET_DIRS = ("shared_rules", "firmware/hw")
 
