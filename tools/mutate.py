@@ -142,7 +142,7 @@ def make_tree(dest):
     shared, beside = ROOT.parent / "shared", dest.parent / "shared"
     if shared.is_dir() and not beside.exists():
         beside.symlink_to(shared, target_is_directory=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", "*.mpy")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", "*.mpy", "node_modules")
     for name in COPY:
         src = ROOT / name
         if src.is_dir():
