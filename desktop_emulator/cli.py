@@ -21,7 +21,8 @@ DESCRIPTION = """\
 Spit, the real-time two-player card game: the handheld's own firmware in a window
 (or headless, or in a terminal). With no options, opens the window at the title menu.
 Keys: player 0 (bottom) Z = A, X = B; player 1 (top) N = A, M = B (see --keys).
-Esc pauses, F11 toggles fullscreen, F12 saves a screenshot.
+Esc pauses, F9 turns player 1's half upright (two players side by side) or back,
+F11 toggles fullscreen, F12 saves a screenshot.
 """
 
 EPILOG = """\
@@ -163,6 +164,12 @@ def build_parser():
     win.add_argument("--skin", action=argparse.BooleanOptionalAction, default=None,
                      help="draw the handheld and its pads around the screen "
                           "(default: on in the window)")
+    win.add_argument("--upright", action="store_true",
+                     help="show player 1's half upright too, for two players side by side "
+                          "at one screen (F9 toggles it in the window); default: the "
+                          "device's view, player 1's half turned to face them across the "
+                          "handheld. Screenshots, --gif and --dump-frames show what the "
+                          "window shows; the state line is the device's")
     win.add_argument("--keys", nargs="+", metavar="pN=KEY,KEY",
                      help="remap the pads' keys, A then B, e.g. --keys p0=z,x p1=n,m "
                           "(names as pygame spells them: a, space, left shift, comma)")
@@ -399,10 +406,16 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
     realtime = not isinstance(clock, SimClock)   # a test's SimClock: the window steps it
     if pico is not None:
         clock = pico.clock                        # frames are timed in the chip's time
+    from desktop_emulator.display import Presenter
+    # One presenter for the window and every picture output, so that they all show
+    # what the window shows (F9 turns them all); it learns the screen once the
+    # machine exists.
+    presenter = Presenter(upright=args.upright,
+                          screen=lambda: machine.app.screen_name() if machine else "title")
     if args.dump_frames is not None:
         from desktop_emulator.display import FrameDumper
         try:
-            dumper = session.guarded(FrameDumper(args.dump_frames, scale, clock),
+            dumper = session.guarded(FrameDumper(args.dump_frames, scale, clock, presenter),
                                      "--dump-frames %s" % args.dump_frames)
         except OSError as e:
             raise session.OutputError("--dump-frames %s: %s" % (args.dump_frames, _why_not(e)))
@@ -412,7 +425,10 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
         from desktop_emulator.gif import GifRecorder
         gif = GifRecorder(args.gif, args.scale or (scale if windowed else 3), clock,
                           args.gif_fps)
-        on_show = gif if dumper is None else (lambda panel: (dumper(panel), gif(panel)))
+        def gif_show(panel):
+            gif(presenter(panel))
+        on_show = gif_show if dumper is None else (
+            lambda panel: (dumper(panel), gif_show(panel)))
     try:
         if windowed:
             import pygame
@@ -424,7 +440,7 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
                 pygame.display.init()
                 labels = {p: keys_of(keymap, p) for p in (0, 1)}
                 display = WindowDisplay(scale=scale, skin=skin_on, skin_obj=Skin(labels),
-                                        on_show=on_show)
+                                        on_show=on_show, presenter=presenter)
             except pygame.error as e:
                 return _fail("cannot open a window: %s (try --headless or make demo)" % e)
             if display.note:
@@ -467,7 +483,7 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
                     reason = session.run_terminal(machine, screen, session.device_frame_us(),
                                                   until=until, frames=args.frames,
                                                   speed=args.speed, status=status,
-                                                  sleep=keys.sleep)
+                                                  sleep=keys.sleep, present=presenter)
             except KeyboardInterrupt:
                 reason = "interrupted"
             screen.stop()
@@ -496,10 +512,10 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
             dumper.close()
         if gif is not None:
             gif.close()
-    return _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out)
+    return _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out, presenter)
 
 
-def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out):
+def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out, presenter):
     """What a run leaves: the replays, the GIF, a screenshot, the state line."""
     from desktop_emulator.display import Skin, render_offscreen
     if args.record is not None:
@@ -529,7 +545,7 @@ def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out):
             skin = Skin({p: keys_of(km, p) for p in (0, 1)},
                         session.seat_names(machine, {p: keys_of(km, p) for p in (0, 1)}))
         try:
-            pygame.image.save(render_offscreen(machine.display.panel, scale, skin),
+            pygame.image.save(render_offscreen(presenter(machine.display.panel), scale, skin),
                               args.screenshot)
         except (pygame.error, OSError) as e:
             return _fail("cannot save %s: %s" % (args.screenshot, _why_not(e)))

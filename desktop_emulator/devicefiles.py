@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parent.parent
 #: Folders whose .py files go to the board.
 DEVICE_PACKAGES = ("firmware", "shared_rules")
 #: Host-side helpers that live beside device code but are never deployed.
-HOST_ONLY = ("firmware/fakeports.py", "shared_rules/selfplay.py", "shared_rules/transcript.py")
+HOST_ONLY = ("firmware/fakeports.py", "firmware/upright.py", "shared_rules/selfplay.py",
+             "shared_rules/transcript.py")
 #: The board's /main.py: run the game at power-up.
 MAIN_PY = "import firmware.main\nfirmware.main.run()\n"
 
