@@ -254,6 +254,7 @@ def test_query_values_are_parsed():
     ("?replay=", "replay= is empty"),
     ("?replay=x&seed=3", "seed= cannot be used with replay="),
     ("?frames=0", "frames=0: must be 1 to"),
+    ("?upright=yes", "upright=yes: must be 0 or 1"),
 ])
 def test_bad_query_is_one_clear_line(query, words):
     if words is None:
@@ -263,6 +264,34 @@ def test_bad_query_is_one_clear_line(query, words):
         session.parse_query(query)
     assert words in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_upright_shows_player_1s_half_turned_back_and_the_panel_stays_the_devices():
+    from firmware import upright as turn
+    assert session.parse_query("")["upright"] is False
+    assert session.parse_query("?upright=1")["upright"] is True
+    # A fast run to the first round's summary: player 1's half is turned back in the
+    # picture the canvas draws; the panel and the state line are the device's.
+    w, b = web("?seed=3&p0=hard&p1=easy&until=round&fast=1&upright=1")
+    while not w.run_fast(500):
+        pass
+    assert w.frame(0) & session.REDRAW
+    assert w.app.screen_name() == "summary"
+    panel = bytes(w.display.panel)
+    assert bytes(w.picture) == bytes(turn.upright(panel, turn.HALF)) != panel
+    assert w.picture_hex() == bytes(w.picture).hex()
+    assert b.finished_lines[-1][1] == desktop_state("--seed", "3", "--p0", "hard", "--p1",
+                                                    "easy", "--until", "round")
+    w.set_upright(False)                          # the page's control
+    assert bytes(w.picture) == panel
+    w.set_upright(True)
+    assert bytes(w.picture) == bytes(turn.upright(panel, turn.HALF))
+    # Without the option the picture is the panel.
+    w, b = web("?seed=3&p0=hard&p1=easy&until=round&fast=1")
+    while not w.run_fast(500):
+        pass
+    w.frame(0)
+    assert bytes(w.picture) == bytes(w.display.panel)
 
 
 def test_a_bad_query_shows_its_message_and_runs_nothing():
