@@ -6,12 +6,13 @@ output file or folder that cannot be written, and a terminal too small for --ter
 """
 
 import argparse
+import errno
 import os
 import random
 import sys
 import tempfile
 
-from desktop_emulator import session
+from desktop_emulator import outputs, session
 from desktop_emulator.session import LEVELS
 
 EXIT_USAGE = 2
@@ -249,18 +250,35 @@ def _probe(directory):
     try:
         fd, name = tempfile.mkstemp(prefix=".spit-probe-", dir=directory)
     except OSError as e:
+        if e.errno == errno.ENOENT and os.path.isdir(directory):
+            # The folder is there, yet creating a file in it says "No such file":
+            # a virtual file system (/proc, /sys) that takes no new files.
+            kind = outputs.file_system_of(directory)
+            return "%s takes no new files (%s)" % (
+                directory, "a '%s' file system" % kind if kind else "a virtual file system")
         return _why_not(e)
     os.close(fd)
     os.remove(name)
     return None
 
 
-def unwritable_file(path):
+#: The picture formats --screenshot writes (pygame.image.save picks by suffix, and
+#: writes any other suffix as Targa).
+SCREENSHOT_SUFFIXES = (".png", ".bmp", ".tga")
+
+
+def unwritable_file(path, suffixes=None):
     """Why `path` cannot be written as a file, or None."""
     full = os.path.abspath(path)
     d = os.path.dirname(full)
-    if os.path.isdir(full):
-        return "it is a directory"
+    why = outputs.not_regular(full)
+    if why:
+        return why
+    suffix = os.path.splitext(full)[1].lower()
+    if suffixes and suffix not in suffixes:
+        return "it writes %s or %s files, not %s" % (
+            ", ".join(suffixes[:-1]), suffixes[-1],
+            "'%s'" % suffix if suffix else "a name without a suffix")
     if not os.path.isdir(d):
         return "no such directory"
     if os.path.exists(full) and not os.access(full, os.W_OK):
@@ -274,6 +292,9 @@ def unwritable_dir(path):
     if os.path.exists(full) and not os.path.isdir(full):
         return "not a directory"
     if os.path.isdir(full):
+        why = outputs.not_regular(os.path.join(full, "frames.txt"))
+        if why:
+            return "frames.txt: %s" % why
         return _probe(full)
     if not os.path.isdir(os.path.dirname(full)):
         return "no such parent directory"
@@ -312,11 +333,13 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
             return _fail(str(e))
     # Every output is checked before the game starts: a game is never played for a
     # file that cannot be written.
-    for flag, value, what in (("--record", args.record, "cannot record to"),
-                              ("--screenshot", args.screenshot, "cannot save a screenshot to"),
-                              ("--gif", args.gif, "cannot write a GIF to")):
+    for flag, value, what, suffixes in (
+            ("--record", args.record, "cannot record to", None),
+            ("--screenshot", args.screenshot, "cannot save a screenshot to",
+             SCREENSHOT_SUFFIXES),
+            ("--gif", args.gif, "cannot write a GIF to", None)):
         if value is not None:
-            why = unwritable_file(value)
+            why = unwritable_file(value, suffixes)
             if why:
                 return _fail("%s %s: %s" % (what, value, why))
     if args.dump_frames is not None:
@@ -545,6 +568,7 @@ def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out, pre
             skin = Skin({p: keys_of(km, p) for p in (0, 1)},
                         session.seat_names(machine, {p: keys_of(km, p) for p in (0, 1)}))
         try:
+            outputs.refuse(args.screenshot)
             pygame.image.save(render_offscreen(presenter(machine.display.panel), scale, skin),
                               args.screenshot)
         except (pygame.error, OSError) as e:

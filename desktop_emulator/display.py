@@ -390,14 +390,19 @@ class FrameDumper:
         self.scale = scale
         self.clock = clock
         self.n = 0
+        from desktop_emulator.outputs import refuse
         os.makedirs(directory, exist_ok=True)
+        refuse(os.path.join(directory, "frames.txt"))
         self._index = open(os.path.join(directory, "frames.txt"), "w")
 
     def __call__(self, panel):
         import os
+        from desktop_emulator.outputs import refuse
         self.n += 1
         name = "%06d.png" % self.n
-        save_png(self.presenter(panel), os.path.join(self.dir, name), self.scale)
+        path = os.path.join(self.dir, name)
+        refuse(path)                   # never write through a link or onto a device
+        save_png(self.presenter(panel), path, self.scale)
         self._index.write("%s %d\n" % (name, self.clock.elapsed_us() // 1000))
 
     def close(self):

@@ -220,6 +220,11 @@ def write_recordings(machine, path, warn=None):
 
 
 def write_replay(path, text):
+    """Write through a temporary file renamed over `path`, so a replay is never half
+    written; only onto a regular file or a new name (the rename would replace a
+    device node or a symbolic link)."""
+    from desktop_emulator.outputs import refuse
+    refuse(path)
     tmp = "%s.tmp-%d" % (path, os.getpid())
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
