@@ -235,6 +235,31 @@ def display_missing(environ=None):
             "--p1 easy --until over --print-state`" % (PROG, PROG))
 
 
+#: SDL's video drivers that show nothing.
+INVISIBLE_DRIVERS = ("offscreen", "dummy")
+
+
+def display_fell_back(driver, environ=None):
+    """Why the window would show nothing, or None. With DISPLAY pointing at no X server
+    (a stale SSH forwarding, WSL without one) SDL may fall back to a video driver that
+    draws nowhere, and the game would run forever with no window: unless the user asked
+    for that driver (SDL_VIDEODRIVER, the tests do), say so."""
+    env = os.environ if environ is None else environ
+    driver = (driver or "").lower()
+    if driver not in INVISIBLE_DRIVERS:
+        return None
+    asked = [d.strip() for d in env.get("SDL_VIDEODRIVER", "").lower().split(",")]
+    if driver in asked:
+        return None
+    where = ", ".join("%s=%s" % (k, env[k]) for k in ("DISPLAY", "WAYLAND_DISPLAY")
+                      if env.get(k)) or "no DISPLAY"
+    return ("no window can open: SDL could not reach a display (%s: a stale SSH "
+            "forwarding, or WSL without an X server?) and fell back to its '%s' driver, "
+            "which shows nothing. Watch a CPU game in this terminal with `make demo`, or "
+            "run `%s --headless --p0 hard --p1 easy --until over --print-state`" % (
+                where, driver, PROG))
+
+
 def _fail(message, code=EXIT_USAGE):
     print("%s: error: %s" % (PROG.split()[-1], message), file=sys.stderr)
     return code
@@ -461,6 +486,10 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
             keymap = args.keymap or default_keymap()
             try:
                 pygame.display.init()
+                why = display_fell_back(pygame.display.get_driver())
+                if why:
+                    pygame.display.quit()
+                    return _fail(why)
                 labels = {p: keys_of(keymap, p) for p in (0, 1)}
                 display = WindowDisplay(scale=scale, skin=skin_on, skin_obj=Skin(labels),
                                         on_show=on_show, presenter=presenter)

@@ -304,3 +304,35 @@ def test_a_headless_recording_across_the_wrap_replays_in_the_window(tmp_path):
     rc, win_out = run_window(["--replay", str(rec), "--frames", "900", "--print-state"])
     assert rc == 0
     assert win_out.strip().split("\n")[-1] == out.getvalue().strip().split("\n")[-1]
+
+
+def test_a_display_sdl_cannot_reach_is_one_line_not_an_invisible_game(monkeypatch, capsys):
+    # DISPLAY points at nothing (a stale SSH forwarding): SDL falls back to a driver
+    # that shows nothing. Simulated: SDL is given its offscreen driver although the
+    # user asked for none.
+    monkeypatch.delenv("SDL_VIDEODRIVER")
+    monkeypatch.setenv("DISPLAY", "localhost:10.0")
+    real_init = pygame.display.init
+
+    def init():
+        os.environ["SDL_VIDEODRIVER"] = "offscreen"
+        try:
+            real_init()
+        finally:
+            del os.environ["SDL_VIDEODRIVER"]
+    monkeypatch.setattr(pygame.display, "init", init)
+    frames = []
+    rc = cli.main(["--p1", "normal"], clock=SimClock(),
+                  on_frame=lambda win, n: frames.append(n), stdout=io.StringIO())
+    assert rc == 2 and frames == []
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("desktop_emulator: error: ")
+    assert "DISPLAY=localhost:10.0" in err and "'offscreen'" in err and "make demo" in err
+    assert not pygame.display.get_init()
+
+
+def test_a_driver_the_user_asked_for_is_not_a_fall_back():
+    assert cli.display_fell_back("dummy", {"SDL_VIDEODRIVER": "dummy"}) is None
+    assert cli.display_fell_back("offscreen", {"SDL_VIDEODRIVER": "x11,offscreen"}) is None
+    assert cli.display_fell_back("x11", {"DISPLAY": ":0"}) is None
+    assert "'dummy'" in cli.display_fell_back("dummy", {"DISPLAY": ":0"})
