@@ -502,7 +502,7 @@ class Window:
     fullscreen (F11), screenshot (F12)."""
 
     def __init__(self, machine, display, keyboard, realtime=True, frame_us=WINDOW_FRAME_US,
-                 shot_dir=".", out=None):
+                 shot_dir=None, out=None):
         import pygame
         self.pygame = pygame
         self.m = machine
@@ -565,14 +565,21 @@ class Window:
         self.set_caption()
 
     def screenshot(self, path=None):
-        if path is None:
-            n = 1
-            while True:
-                path = os.path.join(self.shot_dir, "spit-screenshot-%03d.png" % n)
-                if not os.path.exists(path):
-                    break
-                n += 1
+        """F12: the window as it is, as spit-screenshot-NNN.png in the user's data
+        directory (storage.screenshot_dir()) unless `shot_dir` says otherwise."""
         try:
+            if path is None:
+                d = self.shot_dir
+                if d is None:
+                    from desktop_emulator.storage import screenshot_dir
+                    d = screenshot_dir()
+                os.makedirs(d, exist_ok=True)
+                n = 1
+                while True:
+                    path = os.path.abspath(os.path.join(d, "spit-screenshot-%03d.png" % n))
+                    if not os.path.lexists(path):
+                        break
+                    n += 1
             self.display.save_window_png(path)
         except (self.pygame.error, OSError) as e:
             print("screenshot failed: %s" % e, file=sys.stderr)

@@ -199,12 +199,15 @@ def test_f12_saves_a_screenshot_and_f11_toggles_fullscreen(tmp_path, monkeypatch
                      6: [lambda: tap(pygame.K_F11)], 8: [lambda: tap(pygame.K_F12)]}, watch)
     rc, out = run_window(["--frames", "10"], script)
     assert rc == 0
-    shots = sorted(os.listdir(tmp_path / "."))
-    shots = [f for f in shots if f.endswith(".png")]
+    # Not in the current directory (often the repository): in the user's data folder.
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".png")]
+    where = tmp_path / "xdg" / "spit-handheld" / "screenshots"
+    shots = sorted(os.listdir(where))
     assert shots == ["spit-screenshot-001.png", "spit-screenshot-002.png"]
     uw, uh = display.layout_size(True)
-    assert pygame.image.load(str(tmp_path / shots[0])).get_size() == (uw * 6, uh * 6)
-    assert "screenshot saved" in out
+    assert pygame.image.load(str(where / shots[0])).get_size() == (uw * 6, uh * 6)
+    assert "screenshot saved: %s" % (where / shots[0]) in out
+    assert "screenshot saved: %s" % (where / shots[1]) in out
     assert flags[5] is True and flags[9] is False
 
 
