@@ -52,6 +52,22 @@ def test_a_whole_cpu_game_headless_from_the_command_line_in_seconds():
     assert last_line(again) == lines[-1]         # deterministic
 
 
+def test_the_state_line_example_in_the_docs_is_what_the_command_prints():
+    # docs/EMULATOR.md shows a command and its output; run it and compare exactly (it
+    # is deterministic). A change to the rules, the CPU or the view that changes the
+    # hashes must update the page (and docs/WEB.md, checked in test_web_ports.py).
+    text = (ROOT / "docs" / "EMULATOR.md").read_text(encoding="utf-8")
+    m = re.search(r"```sh\n\$ python -m desktop_emulator ([^\n]*)\n((?:[^`\n][^\n]*\n)+)```",
+                  text)
+    assert m, "docs/EMULATOR.md lost its state-line example"
+    args, shown = m.group(1).split(), m.group(2).splitlines()
+    assert "--print-state" in args and len(shown) == 2 and STATE.match(shown[1])
+    p = emu(*args)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == shown, (
+        "docs/EMULATOR.md's example is stale; the command now prints:\n" + p.stdout)
+
+
 def test_state_line_is_the_sha1_of_snapshot_and_framebuffer():
     import hashlib
     import json

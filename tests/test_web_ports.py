@@ -330,6 +330,24 @@ def test_fast_mode_prints_the_desktop_state_line(seed, p0, p1, rules):
     assert b.finished_lines[-1][0].startswith("screen=over ")
 
 
+def test_the_test_mode_example_in_web_md_is_what_the_page_and_the_desktop_print():
+    import re
+    text = (ROOT / "docs" / "WEB.md").read_text(encoding="utf-8")
+    m = re.search(r"```\n(\?[^\n]*)\n<pre id=\"summary\"> +([^\n]*)\n"
+                  r"<pre id=\"state\"> +([^\n]*)\n```\n\nwhich `python -m desktop_emulator "
+                  r"([^`]*)` prints too", text)
+    assert m, "docs/WEB.md lost its test-mode example"
+    query, summary, state, command = m.groups()
+    w, b = web(query)
+    while not w.run_fast(500):
+        pass
+    assert b.finished_lines[-1] == (summary, state), (
+        "docs/WEB.md's example is stale; the page now shows %r" % (b.finished_lines[-1],))
+    from tests.web_helpers import desktop_run
+    code, lines = desktop_run(*command.split())
+    assert code == 0 and lines == [summary, state]
+
+
 def test_a_live_game_recorded_in_the_page_replays_on_the_desktop(tmp_path):
     w, b = web("?p0=human&p1=hard&seed=21&wrap=1")   # the clock wraps 2 s in
     t = 1000.0
