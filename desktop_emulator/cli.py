@@ -6,12 +6,13 @@ output file or folder that cannot be written, and a terminal too small for --ter
 """
 
 import argparse
+import errno
 import os
 import random
 import sys
 import tempfile
 
-from desktop_emulator import session
+from desktop_emulator import outputs, session
 from desktop_emulator.session import LEVELS
 
 EXIT_USAGE = 2
@@ -21,7 +22,8 @@ DESCRIPTION = """\
 Spit, the real-time two-player card game: the handheld's own firmware in a window
 (or headless, or in a terminal). With no options, opens the window at the title menu.
 Keys: player 0 (bottom) Z = A, X = B; player 1 (top) N = A, M = B (see --keys).
-Esc pauses, F11 toggles fullscreen, F12 saves a screenshot.
+Esc pauses, F9 turns player 1's half upright (two players side by side) or back,
+F11 toggles fullscreen, F12 saves a screenshot.
 """
 
 EPILOG = """\
@@ -166,6 +168,12 @@ def build_parser():
     win.add_argument("--skin", action=argparse.BooleanOptionalAction, default=None,
                      help="draw the handheld and its pads around the screen "
                           "(default: on in the window)")
+    win.add_argument("--upright", action="store_true",
+                     help="show player 1's half upright too, for two players side by side "
+                          "at one screen (F9 toggles it in the window); default: the "
+                          "device's view, player 1's half turned to face them across the "
+                          "handheld. Screenshots, --gif and --dump-frames show what the "
+                          "window shows; the state line is the device's")
     win.add_argument("--keys", nargs="+", metavar="pN=KEY,KEY",
                      help="remap the pads' keys, A then B, e.g. --keys p0=z,x p1=n,m "
                           "(names as pygame spells them: a, space, left shift, comma)")
@@ -230,6 +238,31 @@ def display_missing(environ=None):
             "--p1 easy --until over --print-state`" % (PROG, PROG))
 
 
+#: SDL's video drivers that show nothing.
+INVISIBLE_DRIVERS = ("offscreen", "dummy")
+
+
+def display_fell_back(driver, environ=None):
+    """Why the window would show nothing, or None. With DISPLAY pointing at no X server
+    (a stale SSH forwarding, WSL without one) SDL may fall back to a video driver that
+    draws nowhere, and the game would run forever with no window: unless the user asked
+    for that driver (SDL_VIDEODRIVER, the tests do), say so."""
+    env = os.environ if environ is None else environ
+    driver = (driver or "").lower()
+    if driver not in INVISIBLE_DRIVERS:
+        return None
+    asked = [d.strip() for d in env.get("SDL_VIDEODRIVER", "").lower().split(",")]
+    if driver in asked:
+        return None
+    where = ", ".join("%s=%s" % (k, env[k]) for k in ("DISPLAY", "WAYLAND_DISPLAY")
+                      if env.get(k)) or "no DISPLAY"
+    return ("no window can open: SDL could not reach a display (%s: a stale SSH "
+            "forwarding, or WSL without an X server?) and fell back to its '%s' driver, "
+            "which shows nothing. Watch a CPU game in this terminal with `make demo`, or "
+            "run `%s --headless --p0 hard --p1 easy --until over --print-state`" % (
+                where, driver, PROG))
+
+
 EXIT_DIVERGED = 3       # a replay that did not reach the states it recorded
 
 
@@ -248,18 +281,35 @@ def _probe(directory):
     try:
         fd, name = tempfile.mkstemp(prefix=".spit-probe-", dir=directory)
     except OSError as e:
+        if e.errno == errno.ENOENT and os.path.isdir(directory):
+            # The folder is there, yet creating a file in it says "No such file":
+            # a virtual file system (/proc, /sys) that takes no new files.
+            kind = outputs.file_system_of(directory)
+            return "%s takes no new files (%s)" % (
+                directory, "a '%s' file system" % kind if kind else "a virtual file system")
         return _why_not(e)
     os.close(fd)
     os.remove(name)
     return None
 
 
-def unwritable_file(path):
+#: The picture formats --screenshot writes (pygame.image.save picks by suffix, and
+#: writes any other suffix as Targa).
+SCREENSHOT_SUFFIXES = (".png", ".bmp", ".tga")
+
+
+def unwritable_file(path, suffixes=None):
     """Why `path` cannot be written as a file, or None."""
     full = os.path.abspath(path)
     d = os.path.dirname(full)
-    if os.path.isdir(full):
-        return "it is a directory"
+    why = outputs.not_regular(full)
+    if why:
+        return why
+    suffix = os.path.splitext(full)[1].lower()
+    if suffixes and suffix not in suffixes:
+        return "it writes %s or %s files, not %s" % (
+            ", ".join(suffixes[:-1]), suffixes[-1],
+            "'%s'" % suffix if suffix else "a name without a suffix")
     if not os.path.isdir(d):
         return "no such directory"
     if os.path.exists(full) and not os.access(full, os.W_OK):
@@ -273,6 +323,9 @@ def unwritable_dir(path):
     if os.path.exists(full) and not os.path.isdir(full):
         return "not a directory"
     if os.path.isdir(full):
+        why = outputs.not_regular(os.path.join(full, "frames.txt"))
+        if why:
+            return "frames.txt: %s" % why
         return _probe(full)
     if not os.path.isdir(os.path.dirname(full)):
         return "no such parent directory"
@@ -311,11 +364,13 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
             return _fail(str(e))
     # Every output is checked before the game starts: a game is never played for a
     # file that cannot be written.
-    for flag, value, what in (("--record", args.record, "cannot record to"),
-                              ("--screenshot", args.screenshot, "cannot save a screenshot to"),
-                              ("--gif", args.gif, "cannot write a GIF to")):
+    for flag, value, what, suffixes in (
+            ("--record", args.record, "cannot record to", None),
+            ("--screenshot", args.screenshot, "cannot save a screenshot to",
+             SCREENSHOT_SUFFIXES),
+            ("--gif", args.gif, "cannot write a GIF to", None)):
         if value is not None:
-            why = unwritable_file(value)
+            why = unwritable_file(value, suffixes)
             if why:
                 return _fail("%s %s: %s" % (what, value, why))
     if args.dump_frames is not None:
@@ -405,10 +460,16 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
     realtime = not isinstance(clock, SimClock)   # a test's SimClock: the window steps it
     if pico is not None:
         clock = pico.clock                        # frames are timed in the chip's time
+    from desktop_emulator.display import Presenter
+    # One presenter for the window and every picture output, so that they all show
+    # what the window shows (F9 turns them all); it learns the screen once the
+    # machine exists.
+    presenter = Presenter(upright=args.upright,
+                          screen=lambda: machine.app.screen_name() if machine else "title")
     if args.dump_frames is not None:
         from desktop_emulator.display import FrameDumper
         try:
-            dumper = session.guarded(FrameDumper(args.dump_frames, scale, clock),
+            dumper = session.guarded(FrameDumper(args.dump_frames, scale, clock, presenter),
                                      "--dump-frames %s" % args.dump_frames)
         except OSError as e:
             raise session.OutputError("--dump-frames %s: %s" % (args.dump_frames, _why_not(e)))
@@ -418,7 +479,10 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
         from desktop_emulator.gif import GifRecorder
         gif = GifRecorder(args.gif, args.scale or (scale if windowed else 3), clock,
                           args.gif_fps)
-        on_show = gif if dumper is None else (lambda panel: (dumper(panel), gif(panel)))
+        def gif_show(panel):
+            gif(presenter(panel))
+        on_show = gif_show if dumper is None else (
+            lambda panel: (dumper(panel), gif_show(panel)))
     try:
         if windowed:
             import pygame
@@ -428,9 +492,13 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
             keymap = args.keymap or default_keymap()
             try:
                 pygame.display.init()
+                why = display_fell_back(pygame.display.get_driver())
+                if why:
+                    pygame.display.quit()
+                    return _fail(why)
                 labels = {p: keys_of(keymap, p) for p in (0, 1)}
                 display = WindowDisplay(scale=scale, skin=skin_on, skin_obj=Skin(labels),
-                                        on_show=on_show)
+                                        on_show=on_show, presenter=presenter)
             except pygame.error as e:
                 return _fail("cannot open a window: %s (try --headless or make demo)" % e)
             if display.note:
@@ -476,7 +544,7 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
                     reason = session.run_terminal(machine, screen, session.device_frame_us(),
                                                   until=until, frames=args.frames,
                                                   speed=args.speed, status=status,
-                                                  sleep=keys.sleep)
+                                                  sleep=keys.sleep, present=presenter)
             except KeyboardInterrupt:
                 reason = "interrupted"
             screen.stop()
@@ -505,10 +573,10 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
             dumper.close()
         if gif is not None:
             gif.close()
-    return _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out)
+    return _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out, presenter)
 
 
-def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out):
+def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out, presenter):
     """What a run leaves: the replays, the GIF, a screenshot, the state line."""
     from desktop_emulator.display import Skin, render_offscreen
     if args.record is not None:
@@ -538,7 +606,8 @@ def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out):
             skin = Skin({p: keys_of(km, p) for p in (0, 1)},
                         session.seat_names(machine, {p: keys_of(km, p) for p in (0, 1)}))
         try:
-            pygame.image.save(render_offscreen(machine.display.panel, scale, skin),
+            outputs.refuse(args.screenshot)
+            pygame.image.save(render_offscreen(presenter(machine.display.panel), scale, skin),
                               args.screenshot)
         except (pygame.error, OSError) as e:
             return _fail("cannot save %s: %s" % (args.screenshot, _why_not(e)))

@@ -14,6 +14,11 @@ C framebuf) and calls ``show()`` when a frame is ready, exactly as on the device
 Pixels of the OLED are drawn as a palettised 128x64 surface built from the MONO_VLSB
 bytes with ``bytes.translate`` (64 C-speed calls a frame), then scaled by pygame.
 PNG files are written with ``pygame.image.save`` (no Pillow).
+
+:class:`Presenter` decides which picture the window and the picture outputs (F12,
+--screenshot, --gif, --dump-frames) get: the panel as the device shows it, or with
+player 1's half turned upright for two players side by side (--upright, F9;
+``host/upright.py``). The panel itself, and so the state line, never changes.
 """
 
 import hashlib
@@ -38,6 +43,32 @@ def pixel_rows(buf):
         for b in range(8):
             out.append(chunk.translate(_BIT_ROWS[b]))
     return b"".join(out)
+
+
+class Presenter:
+    """The picture to show for a panel: the device's own (player 1's half turned to
+    face them across the handheld), or, when ``upright`` is on, with player 1's parts
+    turned back for two players side by side (host/upright.py). ``screen`` is a
+    callable giving the app's screen name, which says where player 1's parts are."""
+
+    def __init__(self, upright=False, screen=None):
+        self.upright = upright
+        self.screen = screen
+
+    def layout(self):
+        """What would be turned now (0: nothing: the option is off, or the screen is
+        upright for everyone)."""
+        if not self.upright or self.screen is None:
+            return 0
+        from host.upright import layout_of
+        return layout_of(self.screen())
+
+    def __call__(self, panel, layout=None):
+        layout = self.layout() if layout is None else layout
+        if not layout:
+            return panel
+        from host.upright import upright
+        return upright(panel, layout)
 
 
 def frame_sha1(buf):
@@ -190,8 +221,9 @@ class WindowDisplay(FrameDisplay):
     app's show()."""
 
     def __init__(self, scale=6, skin=True, skin_obj=None, title="Spit handheld",
-                 on_show=None, fit_desktop=True):
+                 on_show=None, fit_desktop=True, presenter=None):
         super().__init__(on_show)
+        self.presenter = presenter if presenter is not None else Presenter()
         import pygame
         self.pygame = pygame
         if not pygame.display.get_init():
@@ -218,6 +250,12 @@ class WindowDisplay(FrameDisplay):
         self._oled = None
         self._oled_scaled = None
         self._oled_key = None
+        self._oled_layout = 0
+
+    def toggle_upright(self):
+        """F9: player 1's half upright, or as the device shows it."""
+        self.presenter.upright = not self.presenter.upright
+        return self.presenter.upright
 
     def toggle_fullscreen(self):
         pygame = self.pygame
@@ -249,8 +287,10 @@ class WindowDisplay(FrameDisplay):
             sx, sy = self.skin.screen_origin(k, ox, oy)
         else:
             sx, sy = ox, oy
-        if self.dirty or self._oled is None:
-            self._oled = screen_surface(self.panel)
+        layout = self.presenter.layout()
+        if self.dirty or self._oled is None or layout != self._oled_layout:
+            self._oled = screen_surface(self.presenter(self.panel, layout))
+            self._oled_layout = layout
             self._oled_scaled = None
             self.dirty = False
         size = (round(W * k), round(H * k))
@@ -293,20 +333,26 @@ class FrameDumper:
     start, so a tool such as ffmpeg or ImageMagick can make an animated GIF of them
     (pygame cannot write GIFs)."""
 
-    def __init__(self, directory, scale, clock):
+    def __init__(self, directory, scale, clock, presenter=None):
         import os
         self.dir = directory
+        self.presenter = presenter or Presenter()
         self.scale = scale
         self.clock = clock
         self.n = 0
+        from desktop_emulator.outputs import refuse
         os.makedirs(directory, exist_ok=True)
+        refuse(os.path.join(directory, "frames.txt"))
         self._index = open(os.path.join(directory, "frames.txt"), "w")
 
     def __call__(self, panel):
         import os
+        from desktop_emulator.outputs import refuse
         self.n += 1
         name = "%06d.png" % self.n
-        save_png(panel, os.path.join(self.dir, name), self.scale)
+        path = os.path.join(self.dir, name)
+        refuse(path)                   # never write through a link or onto a device
+        save_png(self.presenter(panel), path, self.scale)
         self._index.write("%s %d\n" % (name, self.clock.elapsed_us() // 1000))
 
     def close(self):

@@ -226,7 +226,9 @@ class GifWriter:
         return head + desc + b"\x02" + sub_blocks(data)
 
     def save(self, path):
+        from desktop_emulator.outputs import refuse
         data = self.finish()
+        refuse(path)                   # a regular file or a new name only
         with open(path, "wb") as f:
             f.write(data)
         return len(data)

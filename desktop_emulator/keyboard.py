@@ -4,7 +4,8 @@
 Default keys (two-button pads, DESIGN.md "Controls"): player 0 (bottom) ``Z`` = A,
 ``X`` = B; player 1 (top) ``N`` = A, ``M`` = B. ``--keys p0=z,x p1=n,m`` remaps them;
 the keys are listed in the order of the pad's buttons (A, B, then for a six-button
-pad L, R, U, D). Esc (pause), F11 (fullscreen) and F12 (screenshot) are reserved.
+pad L, R, U, D). Esc (pause), F9 (player 1's half upright), F11 (fullscreen) and F12
+(screenshot) are reserved.
 
 Stamps. SDL's key events carry no usable timestamp, so an event is stamped when the
 emulator takes it from pygame's queue; the window loop waits on that queue between
@@ -24,7 +25,7 @@ from desktop_emulator.clock import TICKS_MASK, ticks_diff
 BUTTONS_TWO = ("A", "B")
 BUTTONS_SIX = ("A", "B", "L", "R", "U", "D")
 DEFAULT_KEYS = {0: ("z", "x"), 1: ("n", "m")}
-RESERVED = ("escape", "f11", "f12")
+RESERVED = ("escape", "f9", "f11", "f12")
 ALIASES = {"comma": ",", "esc": "escape", "enter": "return", "period": ".", "dot": ".",
            "minus": "-", "slash": "/", "semicolon": ";", "lshift": "left shift",
            "rshift": "right shift", "lctrl": "left ctrl", "rctrl": "right ctrl",
@@ -90,8 +91,8 @@ def parse_keys(specs, buttons=BUTTONS_TWO):
             if code in keymap:
                 raise KeySpecError("--keys: key %r is used twice" % (kname,))
             if code in [key_code(r) for r in RESERVED]:
-                raise KeySpecError("--keys: %r is reserved (Esc pauses, F11 fullscreen, "
-                                   "F12 screenshot)" % (kname,))
+                raise KeySpecError("--keys: %r is reserved (Esc pauses, F9 upright, "
+                                   "F11 fullscreen, F12 screenshot)" % (kname,))
             keymap[code] = (p, button)
     return keymap
 

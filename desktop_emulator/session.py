@@ -123,6 +123,11 @@ def write_recordings(machine, path, warn=None):
 
 
 def write_replay(path, text):
+    """Write through a temporary file renamed over `path`, so a replay is never half
+    written; only onto a regular file or a new name (the rename would replace a
+    device node or a symbolic link)."""
+    from desktop_emulator.outputs import refuse
+    refuse(path)
     tmp = "%s.tmp-%d" % (path, os.getpid())
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
@@ -291,8 +296,10 @@ def run_headless(machine, frame_us, until=None, frames=None, max_us=MAX_SIM_US):
 
 
 def run_terminal(machine, screen, frame_us, until="over", frames=None, speed=1.0,
-                 status="", linger_us=3000000, sleep=None, now=None, max_fps=30):
-    """Headless paced to real time (speed x), drawing into a TerminalScreen."""
+                 status="", linger_us=3000000, sleep=None, now=None, max_fps=30,
+                 present=None):
+    """Headless paced to real time (speed x), drawing into a TerminalScreen (the
+    panel, or what `present(panel)` makes of it: --upright)."""
     sleep = sleep or time.sleep
     now = now or time.perf_counter
     clock = machine.clock
@@ -325,7 +332,8 @@ def run_terminal(machine, screen, frame_us, until="over", frames=None, speed=1.0
             last_draw = t
             g = machine.app.game
             extra = "  round %d" % g.round if g is not None else ""
-            screen.draw(disp.panel, status + extra)
+            screen.draw(disp.panel if present is None else present(disp.panel),
+                        status + extra)
         if done:
             return reason
 
@@ -371,10 +379,11 @@ def seat_names(machine, labels):
 
 
 class Window:
-    """The pygame window loop. Owns pause (Esc), fullscreen (F11), screenshot (F12)."""
+    """The pygame window loop. Owns pause (Esc), player 1's half upright or not (F9),
+    fullscreen (F11), screenshot (F12)."""
 
     def __init__(self, machine, display, keyboard, realtime=True, frame_us=WINDOW_FRAME_US,
-                 shot_dir=".", out=None):
+                 shot_dir=None, out=None):
         import pygame
         self.pygame = pygame
         self.m = machine
@@ -392,6 +401,9 @@ class Window:
         self.replay_finished = False
         from desktop_emulator.keyboard import keys_of
         self.labels = {p: keys_of(keyboard.keymap, p) for p in (0, 1)}
+        presenter = getattr(display, "presenter", None)
+        if presenter is not None and presenter.screen is None:
+            presenter.screen = machine.app.screen_name
 
     # -- events
     def handle(self, ev):
@@ -400,6 +412,9 @@ class Window:
             self.running = False
         elif ev.type == pygame.KEYDOWN and ev.key == pygame.K_ESCAPE:
             self.pause()
+        elif ev.type == pygame.KEYDOWN and ev.key == pygame.K_F9:
+            self.display.toggle_upright()
+            self.set_caption()
         elif ev.type == pygame.KEYDOWN and ev.key == pygame.K_F11:
             self.display.toggle_fullscreen()
         elif ev.type == pygame.KEYDOWN and ev.key == pygame.K_F12:
@@ -431,14 +446,21 @@ class Window:
         self.set_caption()
 
     def screenshot(self, path=None):
-        if path is None:
-            n = 1
-            while True:
-                path = os.path.join(self.shot_dir, "spit-screenshot-%03d.png" % n)
-                if not os.path.exists(path):
-                    break
-                n += 1
+        """F12: the window as it is, as spit-screenshot-NNN.png in the user's data
+        directory (storage.screenshot_dir()) unless `shot_dir` says otherwise."""
         try:
+            if path is None:
+                d = self.shot_dir
+                if d is None:
+                    from desktop_emulator.storage import screenshot_dir
+                    d = screenshot_dir()
+                os.makedirs(d, exist_ok=True)
+                n = 1
+                while True:
+                    path = os.path.abspath(os.path.join(d, "spit-screenshot-%03d.png" % n))
+                    if not os.path.lexists(path):
+                        break
+                    n += 1
             self.display.save_window_png(path)
         except (self.pygame.error, OSError) as e:
             print("screenshot failed: %s" % e, file=sys.stderr)
@@ -452,9 +474,13 @@ class Window:
         state = "PAUSED (Esc resumes)  " if self.frozen else ""
         if self.replay_finished:
             state = "replay finished  "
+        presenter = getattr(self.display, "presenter", None)
+        upright = "on" if presenter is not None and presenter.upright else "off"
         self.pygame.display.set_caption(
-            "Spit handheld  %sP0 %s/%s  P1 %s/%s  Esc pause  F11 fullscreen  F12 screenshot"
-            % (state, l0.get("A", "?"), l0.get("B", "?"), l1.get("A", "?"), l1.get("B", "?")))
+            "Spit handheld  %sP0 %s/%s  P1 %s/%s  Esc pause  F9 upright: %s  "
+            "F11 fullscreen  F12 screenshot"
+            % (state, l0.get("A", "?"), l0.get("B", "?"), l1.get("A", "?"), l1.get("B", "?"),
+               upright))
 
     # -- the loop
     def frame(self):

@@ -9,8 +9,15 @@ it on one mixer channel; like the buzzer, a new tune cuts off the one playing.
 ``dummy`` driver missing, a broken PulseAudio) it says so once in ``message`` and
 stays silent. With ``SDL_AUDIODRIVER=dummy`` it "plays" into nothing. Both it and
 :class:`ListSound` (headless runs and tests) keep the names of the tunes played.
+
+The mixer is started with the process's stderr (file descriptor 2) pointed at the null
+device: on a machine without a sound card ALSA's library prints eight lines of "ALSA
+lib ... cannot find card" there, from C, before SDL gives up. The reason SDL gives
+comes back in its exception and makes the one line of ``message``.
 """
 
+import os
+import sys
 from array import array
 
 RATE = 44100
@@ -60,6 +67,31 @@ class ListSound:
         self.played.append(tune[0])
 
 
+class QuietStderr:
+    """Point file descriptor 2 at the null device for the block: C libraries write
+    there, past sys.stderr. Does nothing where descriptors cannot be swapped."""
+
+    def __enter__(self):
+        self._saved = None
+        try:
+            sys.stderr.flush()
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                self._saved = os.dup(2)
+                os.dup2(null, 2)
+            finally:
+                os.close(null)
+        except (OSError, AttributeError, ValueError):
+            self._saved = None
+        return self
+
+    def __exit__(self, *exc):
+        if self._saved is not None:
+            os.dup2(self._saved, 2)
+            os.close(self._saved)
+        return False
+
+
 class MixerSound:
     def __init__(self, enabled=True):
         self.played = []
@@ -76,7 +108,8 @@ class MixerSound:
             if init is None or init[1] != -16:
                 if init is not None:
                     pygame.mixer.quit()
-                pygame.mixer.init(RATE, -16, 1, 512)
+                with QuietStderr():
+                    pygame.mixer.init(RATE, -16, 1, 512)
                 init = pygame.mixer.get_init()
             if init is None or init[1] != -16:
                 raise RuntimeError("mixer format %r" % (init,))

@@ -34,6 +34,13 @@ def data_dir(environ=None):
     return os.path.join(base, APP_DIR)
 
 
+def screenshot_dir(environ=None):
+    """Where F12 puts its screenshots: ``screenshots/`` beside the save file, in the
+    user's data directory, never the current directory (which is often the
+    repository)."""
+    return os.path.join(data_dir(environ), "screenshots")
+
+
 def default_path(environ=None):
     return os.path.join(data_dir(environ), FILE_NAME)
 

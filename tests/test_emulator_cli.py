@@ -4,6 +4,7 @@ state line, screenshots, the terminal demo, bad arguments and a missing display.
 import io
 import os
 import re
+import stat
 import subprocess
 import sys
 import time
@@ -49,6 +50,22 @@ def test_a_whole_cpu_game_headless_from_the_command_line_in_seconds():
     again = emu("--headless", "--p0", "hard", "--p1", "easy", "--seed", "3", "--until",
                 "over", "--print-state")
     assert last_line(again) == lines[-1]         # deterministic
+
+
+def test_the_state_line_example_in_the_docs_is_what_the_command_prints():
+    # docs/EMULATOR.md shows a command and its output; run it and compare exactly (it
+    # is deterministic). A change to the rules, the CPU or the view that changes the
+    # hashes must update the page (and docs/WEB.md, checked in test_web_ports.py).
+    text = (ROOT / "docs" / "EMULATOR.md").read_text(encoding="utf-8")
+    m = re.search(r"```sh\n\$ python -m desktop_emulator ([^\n]*)\n((?:[^`\n][^\n]*\n)+)```",
+                  text)
+    assert m, "docs/EMULATOR.md lost its state-line example"
+    args, shown = m.group(1).split(), m.group(2).splitlines()
+    assert "--print-state" in args and len(shown) == 2 and STATE.match(shown[1])
+    p = emu(*args)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == shown, (
+        "docs/EMULATOR.md's example is stale; the command now prints:\n" + p.stdout)
 
 
 def test_state_line_is_the_sha1_of_snapshot_and_framebuffer():
@@ -380,15 +397,72 @@ def test_an_output_that_cannot_be_written_exits_2_before_the_game(flag, tmp_path
     _one_line_exit_2(capsys)
     # a place that takes no new file, whoever runs the test (root included)
     if os.path.isdir("/proc"):
-        assert cli.main(base + [flag, "/proc/spit-no-such-output"]) == 2
-        _one_line_exit_2(capsys, "/proc/spit-no-such-output")
+        out = "/proc/spit-no-such-output" + (".png" if flag == "--screenshot" else "")
+        assert cli.main(base + [flag, out]) == 2
+        err = _one_line_exit_2(capsys, out, "takes no new files", "'proc' file system")
+        assert "No such file" not in err
     # and a folder that refuses a new file (permissions), simulated
     def refuse(*a, **k):
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr(cli.tempfile, "mkstemp", refuse)
-    assert cli.main(base + [flag, str(tmp_path / "new-out")]) == 2
+    assert cli.main(base + [flag, str(tmp_path / "new-out.png")]) == 2
     _one_line_exit_2(capsys, "Permission denied")
-    assert not (tmp_path / "new-out").exists()
+    assert not (tmp_path / "new-out.png").exists()
+
+
+@pytest.mark.parametrize("flag", FILE_FLAGS)
+def test_an_output_onto_a_device_or_a_symlink_is_refused_and_left_alone(flag, tmp_path,
+                                                                        capsys):
+    base = ["--headless", "--p0", "hard", "--p1", "easy", "--frames", "30"]
+    target = tmp_path / "mine.png"
+    target.write_bytes(b"keep")
+    link = tmp_path / "link.png"
+    link.symlink_to(target)
+    assert cli.main(base + [flag, str(link)]) == 2
+    _one_line_exit_2(capsys, str(link), "symbolic link")
+    assert link.is_symlink() and target.read_bytes() == b"keep"
+    if os.path.exists("/dev/full"):
+        assert cli.main(base + [flag, "/dev/full"]) == 2
+        _one_line_exit_2(capsys, "/dev/full", "not a regular file")
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    # A regular file is replaced as before.
+    assert cli.main(base + [flag, str(target)]) == 0
+    capsys.readouterr()
+    assert target.read_bytes() != b"keep"
+
+
+def test_frames_onto_a_symlink_are_refused(tmp_path, capsys):
+    d = tmp_path / "frames"
+    d.mkdir()
+    (d / "frames.txt").symlink_to(tmp_path / "elsewhere.txt")
+    assert cli.main(["--headless", "--p0", "hard", "--p1", "easy", "--frames", "5",
+                     "--dump-frames", str(d)]) == 2
+    _one_line_exit_2(capsys, "frames.txt", "symbolic link")
+    assert not (tmp_path / "elsewhere.txt").exists()
+
+
+def test_a_rematch_recording_onto_a_symlink_is_refused_when_written(tmp_path):
+    # FILE-2 is known only when the rematch happens: checked again when written.
+    target = tmp_path / "keep.txt"
+    target.write_text("keep")
+    link = tmp_path / "game-2.txt"
+    link.symlink_to(target)
+    with pytest.raises(OSError, match="symbolic link"):
+        session.write_replay(str(link), "spit-replay 1\n")
+    assert link.is_symlink() and target.read_text() == "keep"
+    session.write_replay(str(tmp_path / "game.txt"), "spit-replay 1\n")
+    assert (tmp_path / "game.txt").read_text() == "spit-replay 1\n"
+
+
+@pytest.mark.parametrize("name", ["shot.txt", "shot", "shot.gif"])
+def test_a_screenshot_suffix_it_will_not_write_is_refused(name, tmp_path, capsys):
+    assert cli.main(["--headless", "--p0", "hard", "--p1", "easy", "--frames", "5",
+                     "--screenshot", str(tmp_path / name)]) == 2
+    _one_line_exit_2(capsys, ".png", ".bmp", ".tga")
+    assert not (tmp_path / name).exists()
+    assert cli.main(["--headless", "--p0", "hard", "--p1", "easy", "--frames", "5",
+                     "--screenshot", str(tmp_path / "shot.PNG")]) == 0
+    assert (tmp_path / "shot.PNG").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_an_output_that_fails_while_the_game_runs_exits_2_with_one_line(tmp_path, capsys,

@@ -283,6 +283,26 @@ def test_a_mixer_that_cannot_start_means_silence_not_a_crash(monkeypatch):
     assert snd.played == ["x"]
 
 
+def test_a_machine_without_a_sound_card_is_silent_and_quiet(monkeypatch, capfd):
+    # What SDL's ALSA back end does there: eight lines from C on file descriptor 2,
+    # then the error. The game says one line and plays on in silence.
+    def alsa(*a, **k):
+        for _ in range(8):
+            os.write(2, b"ALSA lib confmisc.c:855:(parse_card) cannot find card '0'\n")
+        raise pygame.error("ALSA: Couldn't open audio device: No such file or directory")
+    monkeypatch.setattr(pygame.mixer, "get_init", lambda: None)
+    monkeypatch.setattr(pygame.mixer, "init", alsa)
+    capfd.readouterr()
+    snd = sound.MixerSound()
+    err = capfd.readouterr().err
+    assert "ALSA lib" not in err and err == ""
+    assert not snd.ok and "\n" not in snd.message
+    assert "Couldn't open audio device" in snd.message and "silently" in snd.message
+    snd.play(("x", 440, 10))
+    os.write(2, b"still here\n")                       # stderr is back
+    assert capfd.readouterr().err == "still here\n"
+
+
 # ---------------------------------------------------------------- display
 
 

@@ -199,12 +199,15 @@ def test_f12_saves_a_screenshot_and_f11_toggles_fullscreen(tmp_path, monkeypatch
                      6: [lambda: tap(pygame.K_F11)], 8: [lambda: tap(pygame.K_F12)]}, watch)
     rc, out = run_window(["--frames", "10"], script)
     assert rc == 0
-    shots = sorted(os.listdir(tmp_path / "."))
-    shots = [f for f in shots if f.endswith(".png")]
+    # Not in the current directory (often the repository): in the user's data folder.
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".png")]
+    where = tmp_path / "xdg" / "spit-handheld" / "screenshots"
+    shots = sorted(os.listdir(where))
     assert shots == ["spit-screenshot-001.png", "spit-screenshot-002.png"]
     uw, uh = display.layout_size(True)
-    assert pygame.image.load(str(tmp_path / shots[0])).get_size() == (uw * 6, uh * 6)
-    assert "screenshot saved" in out
+    assert pygame.image.load(str(where / shots[0])).get_size() == (uw * 6, uh * 6)
+    assert "screenshot saved: %s" % (where / shots[0]) in out
+    assert "screenshot saved: %s" % (where / shots[1]) in out
     assert flags[5] is True and flags[9] is False
 
 
@@ -305,3 +308,35 @@ def test_a_headless_recording_across_the_wrap_replays_in_the_window(tmp_path):
     rc, win_out = run_window(["--replay", str(rec), "--frames", "900", "--print-state"])
     assert rc == 0
     assert win_out.strip().split("\n")[-1] == out.getvalue().strip().split("\n")[-1]
+
+
+def test_a_display_sdl_cannot_reach_is_one_line_not_an_invisible_game(monkeypatch, capsys):
+    # DISPLAY points at nothing (a stale SSH forwarding): SDL falls back to a driver
+    # that shows nothing. Simulated: SDL is given its offscreen driver although the
+    # user asked for none.
+    monkeypatch.delenv("SDL_VIDEODRIVER")
+    monkeypatch.setenv("DISPLAY", "localhost:10.0")
+    real_init = pygame.display.init
+
+    def init():
+        os.environ["SDL_VIDEODRIVER"] = "offscreen"
+        try:
+            real_init()
+        finally:
+            del os.environ["SDL_VIDEODRIVER"]
+    monkeypatch.setattr(pygame.display, "init", init)
+    frames = []
+    rc = cli.main(["--p1", "normal"], clock=SimClock(),
+                  on_frame=lambda win, n: frames.append(n), stdout=io.StringIO())
+    assert rc == 2 and frames == []
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("desktop_emulator: error: ")
+    assert "DISPLAY=localhost:10.0" in err and "'offscreen'" in err and "make demo" in err
+    assert not pygame.display.get_init()
+
+
+def test_a_driver_the_user_asked_for_is_not_a_fall_back():
+    assert cli.display_fell_back("dummy", {"SDL_VIDEODRIVER": "dummy"}) is None
+    assert cli.display_fell_back("offscreen", {"SDL_VIDEODRIVER": "x11,offscreen"}) is None
+    assert cli.display_fell_back("x11", {"DISPLAY": ":0"}) is None
+    assert "'dummy'" in cli.display_fell_back("dummy", {"DISPLAY": ":0"})

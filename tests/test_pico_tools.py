@@ -127,3 +127,15 @@ def test_deploy_to_a_missing_port_says_so_in_one_line(tmp_path):
     assert r.returncode == 1
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("deploy: ")
+    # No board at all is likelier than a port held by another program: said first.
+    line = err[0]
+    assert "plugged in" in line and "charge-only cable" in line
+    assert line.index("plugged in") < line.index("another program")
+
+
+def test_no_board_found_names_the_cable_before_anything_else():
+    line = deploy.no_board("", "mpremote: no device found")
+    assert "plugged in" in line and "charge-only" in line and "PORT=" in line
+    assert deploy.no_board("COM3", "mpremote: failed to access COM3 (it may be in use by "
+                                   "another program)").startswith("cannot open COM3: is the Pico")
+    assert deploy.no_board("COM3", "mpremote: could not enter raw repl") is None

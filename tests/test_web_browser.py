@@ -241,6 +241,48 @@ def test_the_canvas_shows_the_panel_with_square_pixels(site, page):
             assert lit[y * 128 + x] == (panel[(y // 8) * 128 + x] >> (y % 8)) & 1, (x, y)
 
 
+def canvas_pixels(page):
+    return page.evaluate("""(() => {
+        const c = document.getElementById('screen');
+        const k = c.width / 128;
+        const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        const out = [];
+        for (let y = 0; y < 64; y++) for (let x = 0; x < 128; x++) {
+            const o = ((Math.floor(y * k + k / 2) * c.width) + Math.floor(x * k + k / 2)) * 4;
+            out.push(px[o] > 100 ? 1 : 0);
+        }
+        return out;
+    })()""")
+
+
+def vlsb_pixels(buf):
+    return [(buf[(y // 8) * 128 + x] >> (y % 8)) & 1 for y in range(64) for x in range(128)]
+
+
+def test_upright_turns_player_1s_half_on_the_canvas_and_the_control_turns_it_back(
+        site, page):
+    from host import upright as turn
+    url = site["url"] + "?seed=3&p0=hard&p1=easy&until=round&fast=1&upright=1"
+    assert fast_state(page, url) == desktop_state("--seed", "3", "--p0", "hard", "--p1",
+                                                  "easy", "--until", "round")
+    panel = bytes.fromhex(page.evaluate("window.spit.panelHex()"))
+    assert page.evaluate("document.getElementById('upright').checked") is True
+    assert page.evaluate("document.getElementById('device').classList.contains('upright')")
+    assert canvas_pixels(page) == vlsb_pixels(turn.upright(panel, turn.HALF))
+    page.evaluate("document.getElementById('upright').click(); 1")
+    assert page.evaluate("document.getElementById('upright').checked") is False
+    assert canvas_pixels(page) == vlsb_pixels(panel)
+    # Player 1's pad: upright letters, the buttons where the handheld has them.
+    a1 = page.centre('.pad-button[data-player="1"][data-button="A"]')
+    b1 = page.centre('.pad-button[data-player="1"][data-button="B"]')
+    page.evaluate("document.getElementById('upright').click(); 1")
+    assert canvas_pixels(page) == vlsb_pixels(turn.upright(panel, turn.HALF))
+    assert page.evaluate("getComputedStyle(document.querySelector('.pad-top')).transform") \
+        == "none"
+    assert page.centre('.pad-button[data-player="1"][data-button="A"]') == a1
+    assert page.centre('.pad-button[data-player="1"][data-button="B"]') == b1
+
+
 # ---------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize("query,words", [

@@ -257,6 +257,7 @@ def test_query_values_are_parsed():
     ("?replay=", "replay= is empty"),
     ("?replay=x&seed=3", "seed= cannot be used with replay="),
     ("?frames=0", "frames=0: must be 1 to"),
+    ("?upright=yes", "upright=yes: must be 0 or 1"),
 ])
 def test_bad_query_is_one_clear_line(query, words):
     if words is None:
@@ -266,6 +267,34 @@ def test_bad_query_is_one_clear_line(query, words):
         session.parse_query(query)
     assert words in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_upright_shows_player_1s_half_turned_back_and_the_panel_stays_the_devices():
+    from host import upright as turn
+    assert session.parse_query("")["upright"] is False
+    assert session.parse_query("?upright=1")["upright"] is True
+    # A fast run to the first round's summary: player 1's half is turned back in the
+    # picture the canvas draws; the panel and the state line are the device's.
+    w, b = web("?seed=3&p0=hard&p1=easy&until=round&fast=1&upright=1")
+    while not w.run_fast(500):
+        pass
+    assert w.frame(0) & session.REDRAW
+    assert w.app.screen_name() == "summary"
+    panel = bytes(w.display.panel)
+    assert bytes(w.picture) == bytes(turn.upright(panel, turn.HALF)) != panel
+    assert w.picture_hex() == bytes(w.picture).hex()
+    assert b.finished_lines[-1][1] == desktop_state("--seed", "3", "--p0", "hard", "--p1",
+                                                    "easy", "--until", "round")
+    w.set_upright(False)                          # the page's control
+    assert bytes(w.picture) == panel
+    w.set_upright(True)
+    assert bytes(w.picture) == bytes(turn.upright(panel, turn.HALF))
+    # Without the option the picture is the panel.
+    w, b = web("?seed=3&p0=hard&p1=easy&until=round&fast=1")
+    while not w.run_fast(500):
+        pass
+    w.frame(0)
+    assert bytes(w.picture) == bytes(w.display.panel)
 
 
 def test_a_bad_query_shows_its_message_and_runs_nothing():
@@ -302,6 +331,24 @@ def test_fast_mode_prints_the_desktop_state_line(seed, p0, p1, rules):
                          "--until", "over")
     assert b.finished_lines[-1][1] == want
     assert b.finished_lines[-1][0].startswith("screen=over ")
+
+
+def test_the_test_mode_example_in_web_md_is_what_the_page_and_the_desktop_print():
+    import re
+    text = (ROOT / "docs" / "WEB.md").read_text(encoding="utf-8")
+    m = re.search(r"```\n(\?[^\n]*)\n<pre id=\"summary\"> +([^\n]*)\n"
+                  r"<pre id=\"state\"> +([^\n]*)\n```\n\nwhich `python -m desktop_emulator "
+                  r"([^`]*)` prints too", text)
+    assert m, "docs/WEB.md lost its test-mode example"
+    query, summary, state, command = m.groups()
+    w, b = web(query)
+    while not w.run_fast(500):
+        pass
+    assert b.finished_lines[-1] == (summary, state), (
+        "docs/WEB.md's example is stale; the page now shows %r" % (b.finished_lines[-1],))
+    from tests.web_helpers import desktop_run
+    code, lines = desktop_run(*command.split())
+    assert code == 0 and lines == [summary, state]
 
 
 def test_a_live_game_recorded_in_the_page_replays_on_the_desktop(tmp_path):

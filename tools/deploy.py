@@ -65,8 +65,25 @@ def mpremote(port, *args, timeout=600, capture=True):
                           "no other program using its port?)" % timeout) from None
     if p.returncode != 0:
         msg = ((p.stderr or "") + (p.stdout or "")).strip().splitlines()
-        raise DeployError("mpremote %s failed: %s" % (args[0], msg[-1] if msg else "no message"))
+        last = msg[-1] if msg else "no message"
+        raise DeployError(no_board(port, last) or "mpremote %s failed: %s" % (args[0], last))
     return p.stdout or ""
+
+
+def no_board(port, message):
+    """mpremote's "failed to access PORT (it may be in use by another program)" and "no
+    device found" mostly mean there is no board at the other end: say the likelier
+    causes first. None for any other message."""
+    cable = ("is the Pico plugged in, with MicroPython on it? Check the USB cable: a "
+             "loose one, or a charge-only cable that carries no data")
+    if "no device found" in message:
+        return "no board found on any USB serial port: %s (the board then shows no "\
+               "serial port at all). Or give its port: make deploy PORT=/dev/ttyACM0" % cable
+    if "failed to access" in message:
+        return ("cannot open %s: %s; is PORT the right port? Only then: another program "
+                "(Thonny, a serial monitor, another mpremote) may be holding it, or you "
+                "may lack the permission (on Linux, the dialout group)" % (port, cable))
+    return None
 
 
 def board_files(port):

@@ -239,7 +239,8 @@ async function boot() {
   stats.loadMs = performance.now() - t0;
   $("loading").hidden = true;
   const mod = mp._module;
-  const addr = web.error === null ? web.panel_address() : 0;
+  // The picture: the panel, or with player 1's half upright (spitweb/session.py).
+  const addr = web.error === null ? web.picture_address() : 0;
   const redraw = () => drawPanel(mod, addr);
   window.spit = {
     ready: true,
@@ -247,13 +248,14 @@ async function boot() {
     debug: () => JSON.parse(web.debug_json()),
     replayText: () => web.replay_text(),
     panelHex: () => web.panel_hex(),
+    pictureHex: () => web.picture_hex(),
     stats: () => stats.summary(),
     state: () => finishedLine,
     stateNow: () => web.state_line(),
     heap: () => web.heap_bytes(),
   };
   if (web.error !== null) return;
-  wire(web);
+  wire(web, redraw);
   if (new URLSearchParams(location.search).get("stats") === "1") $("stats").hidden = false;
   if (web.fast) runFast(web, redraw); else runLive(web, redraw);
 }
@@ -318,7 +320,7 @@ function runLive(web, redraw) {
 }
 
 // ---------------------------------------------------------------- input
-function wire(web) {
+function wire(web, redraw) {
   const now = () => performance.now();
   const guarded = (f) => (e) => {
     try { f(e); } catch (err) { fail("internal error: " + err.message); }
@@ -348,6 +350,19 @@ function wire(web) {
     el.addEventListener("contextmenu", (e) => e.preventDefault());
   }
   addEventListener("resize", layout);
+  // Both halves upright, for two players side by side at one screen; off (the
+  // handheld's own view, player 1's half facing them) suits a tablet lying flat.
+  const upright = $("upright");
+  const showUpright = (on) => {
+    upright.checked = on;
+    $("device").classList.toggle("upright", on);
+  };
+  showUpright(web.upright);
+  upright.addEventListener("change", guarded(() => {
+    web.set_upright(upright.checked);
+    showUpright(upright.checked);
+    redraw();
+  }));
   $("fullscreen").addEventListener("click", () => {
     const d = document.documentElement;
     if (document.fullscreenElement) document.exitFullscreen();

@@ -27,6 +27,7 @@ from host.replays import ReplayError, parse_replay, format_replay, divergence, d
 from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of
 from host.state import game_state_line, summary_line
 from host.lights import CpuLights
+from host import upright as turn
 from spitweb import ports
 
 #: As desktop_emulator.session: the menu starts at "vs CPU normal", and a game's
@@ -57,7 +58,7 @@ class QueryError(ValueError):
 # ---------------------------------------------------------------- the query
 
 PARAMS = ("seed", "p0", "p1", "rules", "flip", "until", "frames", "fast", "replay",
-          "wrap", "stats")
+          "wrap", "stats", "upright")
 
 
 def _hex(c):
@@ -137,7 +138,7 @@ def parse_query(search):
         raw[k] = unquote(v)
     o = {"seed": None, "p0": None, "p1": None, "rules": None, "flip": False,
          "until": None, "frames": None, "fast": False, "replay": None, "wrap": False,
-         "stats": False}
+         "stats": False, "upright": False}
     if "seed" in raw:
         o["seed"] = _whole("seed", raw["seed"], 0, MAX_SEED)
     for p in ("p0", "p1"):
@@ -149,7 +150,7 @@ def parse_query(search):
         o["until"] = _choice("until", raw["until"], ("over", "round"))
     if "frames" in raw:
         o["frames"] = _whole("frames", raw["frames"], 1, 10000000)
-    for f in ("flip", "fast", "wrap", "stats"):
+    for f in ("flip", "fast", "wrap", "stats", "upright"):
         if f in raw:
             o[f] = _flag(f, raw[f])
     if "replay" in raw:
@@ -220,6 +221,12 @@ class Web:
         if fb_module is None:
             import framebuf as fb_module     # MicroPython's own, in the browser
         self.display = ports.WebDisplay(fb_module)
+        # What the canvas shows: the panel, or with player 1's half upright for two
+        # players side by side (upright=1, the page's control; host/upright.py).
+        # The panel, and so the state line, is never changed.
+        self.upright = o["upright"]
+        self.picture = bytearray(len(self.display.panel))
+        self._layout = -1
         self.sound = ports.WebSound(None if self.fast else bridge)
         if live_keys:
             storage = ports.web_storage(bridge)
@@ -353,8 +360,10 @@ class Web:
                 self._check_end()
         flags = 0
         d = self.display
-        if d.dirty:
+        layout = self._picture_layout()
+        if d.dirty or layout != self._layout:
             d.dirty = False
+            self._present(layout)
             flags |= REDRAW
             self._send_names()
         flags |= self._lights() << LIT_SHIFT
@@ -363,6 +372,30 @@ class Web:
         if self.done:
             flags |= DONE
         return flags
+
+    def _picture_layout(self):
+        return turn.layout_of(self.app.screen_name()) if self.upright else 0
+
+    def _present(self, layout):
+        turn.upright(self.display.panel, layout, self.picture)
+        self._layout = layout
+
+    def set_upright(self, on):
+        """The page's control: player 1's half upright (True) or as on the device.
+        The picture is remade at once (the page then draws it, even after a fast
+        run has ended)."""
+        self.upright = bool(on)
+        self._present(self._picture_layout())
+
+    def picture_address(self):
+        """Where the picture the canvas shows lives (1024 bytes, as the panel's;
+        the page reads it after a REDRAW)."""
+        import uctypes
+        return uctypes.addressof(self.picture)
+
+    def picture_hex(self):
+        """The picture as hex (for the tests)."""
+        return "".join(["%02x" % b for b in self.picture])
 
     def panel_address(self):
         """Where the OLED's 1024 bytes live in the interpreter's memory (the page
