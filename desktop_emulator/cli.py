@@ -14,6 +14,7 @@ import tempfile
 
 from desktop_emulator import outputs, session
 from desktop_emulator.session import LEVELS
+from shared_rules.game import MAX_SEED
 
 EXIT_USAGE = 2
 PROG = "python -m desktop_emulator"
@@ -67,7 +68,7 @@ def seed_int(text):
         n = int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError("%r is not a whole number" % text) from None
-    if not 0 <= n < 2 ** 30:
+    if not 0 <= n <= MAX_SEED:
         raise argparse.ArgumentTypeError("must be 0 .. 2**30-1, got %d" % n)
     return n
 

@@ -26,7 +26,8 @@ from desktop_emulator.clock import ticks_diff
 from desktop_emulator.display import FrameDisplay
 from firmware.app import FRAME_US
 from host.ports import FrameInput as QueueInput
-from host.replays import (ReplayError, LoadedReplay, parse_replay, format_replay,  # noqa: F401
+from host.clock import MAX_SIM_US
+from host.replays import (RECORD_LIMIT, ReplayError, LoadedReplay, parse_replay, format_replay,  # noqa: F401
                           META_PREFIX, SNAPSHOT_PREFIX, digests_of, divergence)
 from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of  # noqa: F401
 from host.state import game_state_line, summary_line
@@ -36,11 +37,6 @@ from host.lights import CpuLights
 DEVICE_FRAME_US = FRAME_US
 #: The window's frame period: 60 frames a second.
 WINDOW_FRAME_US = 16667
-#: Bytes of replay a game may use on the desktop (the device keeps 16 KB,
-#: firmware/app.py RECORD_LIMIT).
-RECORD_LIMIT = 256 << 20
-#: A headless run that has not ended after this much simulated time is stuck.
-MAX_SIM_US = 4 * 3600 * 1000000
 
 
 def device_frame_us():

@@ -6,6 +6,8 @@
 from shared_rules.arbiter import ticks_diff, TICKS_PERIOD
 
 TICKS_MASK = TICKS_PERIOD - 1
+#: A run on a simulated clock that has not ended after this much time is stuck.
+MAX_SIM_US = 4 * 3600 * 1000000
 
 
 class SimClock:

@@ -18,6 +18,9 @@ from host.state import dumps_sorted
 META_PREFIX = "# desktop_emulator"
 SNAPSHOT_PREFIX = "# resume-snapshot "
 MAX_BUTTON = 7          # firmware/records.py packs a button code in 3 bits
+#: Bytes of recording a game may use on a host (the device keeps 16 KB,
+#: firmware/app.py RECORD_LIMIT): a host records whole games.
+RECORD_LIMIT = 256 << 20
 
 
 class ReplayError(ValueError):

@@ -19,24 +19,19 @@
 import json
 
 from shared_rules.arbiter import ticks_diff
-from shared_rules.game import Rules
+from shared_rules.game import Rules, MAX_SEED
 from firmware.app import App, Ports, FRAME_US
-from host.clock import SimClock
+from host.clock import SimClock, MAX_SIM_US
 from host.ports import FrameInput, MemoryStorage
-from host.replays import ReplayError, parse_replay, format_replay, divergence, digests_of
+from host.replays import (RECORD_LIMIT, ReplayError, parse_replay, format_replay,
+                          divergence, digests_of)
 from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of
 from host.state import game_state_line, summary_line
 from host.lights import CpuLights
 from host import upright as turn
 from spitweb import ports
 
-#: As desktop_emulator.session: the menu starts at "vs CPU normal", and a game's
-#: recording is not capped to a device's heap.
-RECORD_LIMIT = 256 << 20
 HINT = "Z/N: NEXT  X/M: CHOOSE"
-#: A fast run that has not ended after this much simulated time is stuck.
-MAX_SIM_US = 4 * 3600 * 1000000
-MAX_SEED = (1 << 30) - 1
 #: How long a CPU's press lights its pad button.
 
 # frame() returns these bits (spit.js has the same names).
