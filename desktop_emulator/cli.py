@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 from desktop_emulator import outputs, session
+from desktop_emulator import loops, replays, window
 from desktop_emulator.session import LEVELS
 from shared_rules.game import MAX_SEED
 
@@ -360,8 +361,8 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
     loaded = None
     if args.replay is not None:
         try:
-            loaded = session.load_replay(args.replay)
-        except session.ReplayError as e:
+            loaded = replays.load_replay(args.replay)
+        except replays.ReplayError as e:
             return _fail(str(e))
     # Every output is checked before the game starts: a game is never played for a
     # file that cannot be written.
@@ -400,9 +401,9 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
         pico = PicoMachine(firmware, start_near_wrap=args.start_near_wrap)
     try:
         return _run(args, loaded, windowed, clock, on_frame, out, pico)
-    except session.StopRun as e:
+    except loops.StopRun as e:
         return _fail(str(e), 1)
-    except session.OutputError as e:
+    except replays.OutputError as e:
         return _fail(str(e))
     except Exception as e:
         if pico is None or not _is_device_error(e):
@@ -470,10 +471,10 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
     if args.dump_frames is not None:
         from desktop_emulator.display import FrameDumper
         try:
-            dumper = session.guarded(FrameDumper(args.dump_frames, scale, clock, presenter),
+            dumper = replays.guarded(FrameDumper(args.dump_frames, scale, clock, presenter),
                                      "--dump-frames %s" % args.dump_frames)
         except OSError as e:
-            raise session.OutputError("--dump-frames %s: %s" % (args.dump_frames, _why_not(e)))
+            raise replays.OutputError("--dump-frames %s: %s" % (args.dump_frames, _why_not(e)))
     on_show = dumper
     gif = None
     if args.gif is not None:
@@ -514,7 +515,7 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
                 keyboard = KeyboardInput(clock, keymap)
                 storage = FileStorage() if loaded is None else MemoryStorage()
                 inp = keyboard if loaded is None else session.QueueInput()
-                machine = session.Machine(clock, inp, display, snd, storage,
+                machine = session.AppEngine(clock, inp, display, snd, storage,
                                           hint=title_hint(keymap))
             if loaded is not None:
                 machine.start_replay(loaded)
@@ -523,7 +524,7 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
                 if machine.app.saved is not None and not args.replace_save:
                     print("a saved game is kept: this game is not saved over it "
                           "(--replace-save to play over it)", file=sys.stderr)
-            win = session.Window(machine, display, keyboard, realtime=realtime, out=out)
+            win = window.Window(machine, display, keyboard, realtime=realtime, out=out)
             try:
                 reason = win.run(until=until, frames=args.frames, on_frame=on_frame)
             except KeyboardInterrupt:
@@ -535,14 +536,14 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
             except (OSError, ValueError, AttributeError):
                 cols = None
             screen = TerminalScreen(out, columns=cols)
-            machine = session.Machine(clock, session.QueueInput(), FrameDisplay(on_show),
+            machine = session.AppEngine(clock, session.QueueInput(), FrameDisplay(on_show),
                                       ListSound(), MemoryStorage())
             machine.start_game(seats, seed, _rules(args))
             status = "Spit demo: P0 %s vs P1 %s, seed %d, x%g. Ctrl-C or q quits." % (
                 seats[0], seats[1], seed, args.speed)
             try:
                 with QuitKeys() as keys:
-                    reason = session.run_terminal(machine, screen, session.device_frame_us(),
+                    reason = loops.run_terminal(machine, screen, session.device_frame_us(),
                                                   until=until, frames=args.frames,
                                                   speed=args.speed, status=status,
                                                   sleep=keys.sleep, present=presenter)
@@ -559,13 +560,13 @@ def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
             reason = machine.run_headless(until=until, frames=args.frames)
         else:
             inp = session.QueueInput()
-            machine = session.Machine(clock, inp, FrameDisplay(on_show), ListSound(),
+            machine = session.AppEngine(clock, inp, FrameDisplay(on_show), ListSound(),
                                       MemoryStorage())
             if loaded is not None:
                 machine.start_replay(loaded)
             else:
                 machine.start_game(seats, seed, _rules(args))
-            reason = session.run_headless(machine, session.device_frame_us(), until=until,
+            reason = loops.run_headless(machine, session.device_frame_us(), until=until,
                                           frames=args.frames)
     finally:
         if screen is not None:
@@ -585,7 +586,7 @@ def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out, pre
         if not machine.games:
             print("nothing recorded: no game was started", file=sys.stderr)
         try:
-            paths = session.write_recordings(machine, args.record,
+            paths = replays.write_recordings(machine, args.record,
                                              lambda m: print(m, file=sys.stderr))
         except OSError as e:
             return _fail("cannot write %s: %s" % (getattr(e, "filename", None) or
@@ -605,7 +606,7 @@ def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out, pre
             from desktop_emulator.keyboard import keys_of, default_keymap
             km = args.keymap or default_keymap()
             skin = Skin({p: keys_of(km, p) for p in (0, 1)},
-                        session.seat_names(machine, {p: keys_of(km, p) for p in (0, 1)}))
+                        window.seat_names(machine, {p: keys_of(km, p) for p in (0, 1)}))
         try:
             outputs.refuse(args.screenshot)
             pygame.image.save(render_offscreen(presenter(machine.display.panel), scale, skin),

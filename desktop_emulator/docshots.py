@@ -18,12 +18,12 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 def emulator_png(path, seed=3, plays=14):
     import pygame
-    from desktop_emulator import session
+    from desktop_emulator import session, window
     from desktop_emulator.clock import SimClock
     from desktop_emulator.display import FrameDisplay, Skin, render_offscreen
     from desktop_emulator.keyboard import default_keymap, keys_of
     from shared_rules.game import Rules
-    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay())
+    m = session.AppEngine(SimClock(), session.QueueInput(), FrameDisplay())
     m.start_game(("hard", "normal"), seed, Rules())
     app = m.app
     while not (app.screen_name() == "game" and app.game.phase == "play" and
@@ -32,7 +32,7 @@ def emulator_png(path, seed=3, plays=14):
         m.step()
     km = default_keymap()
     labels = {p: keys_of(km, p) for p in (0, 1)}
-    skin = Skin(labels, session.seat_names(m, labels))
+    skin = Skin(labels, window.seat_names(m, labels))
     pygame.image.save(render_offscreen(m.display.panel, 6, skin, pressed={(0, "B")}), path)
 
 

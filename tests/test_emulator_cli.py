@@ -14,6 +14,7 @@ import pygame
 import pytest
 
 from desktop_emulator import cli, session
+from desktop_emulator import loops, replays, window
 from desktop_emulator.clock import TICKS_PERIOD, ticks_diff
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,9 +75,9 @@ def test_state_line_is_the_sha1_of_snapshot_and_framebuffer():
     from desktop_emulator.clock import SimClock
     from desktop_emulator.display import FrameDisplay
     from shared_rules.game import Rules
-    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay())
+    m = session.AppEngine(SimClock(), session.QueueInput(), FrameDisplay())
     m.start_game(("hard", "easy"), 3, Rules())
-    session.run_headless(m, session.device_frame_us(), until="over")
+    loops.run_headless(m, session.device_frame_us(), until="over")
     snap = json.dumps(m.app.game.snapshot(), sort_keys=True).encode()
     want = "state %s frame %s" % (hashlib.sha1(snap).hexdigest(),
                                   hashlib.sha1(bytes(m.display.buf)).hexdigest())
@@ -149,24 +150,24 @@ def test_a_replay_with_a_resume_snapshot_resumes_that_game(tmp_path):
     from desktop_emulator.storage import MemoryStorage
     from shared_rules.game import Rules
     st = MemoryStorage()
-    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay(), None, st)
+    m = session.AppEngine(SimClock(), session.QueueInput(), FrameDisplay(), None, st)
     m.start_game(("hard", "normal"), 8, Rules())
-    session.run_headless(m, session.device_frame_us(), until="round")
+    loops.run_headless(m, session.device_frame_us(), until="round")
     saved = st.load()["game"]                     # the app saved the round boundary
     assert saved is not None
     # A new session continues it from the menu, records, and the replay must resume it.
     clock = SimClock(500_000)
-    m2 = session.Machine(clock, session.QueueInput(), FrameDisplay(), None,
+    m2 = session.AppEngine(clock, session.QueueInput(), FrameDisplay(), None,
                          MemoryStorage(st.load()))
     m2.app.start_game(0, Rules(), saved["cpu"], clock.ticks_us(), snapshot=saved["snap"],
                       stats=saved["stats"])
-    session.run_headless(m2, session.device_frame_us(), frames=400)
-    text = session.replay_text(m2.app)
-    assert session.SNAPSHOT_PREFIX in text
-    loaded = session.parse_replay(text)
-    m3 = session.Machine(SimClock(loaded.start_t), session.QueueInput(), FrameDisplay())
+    loops.run_headless(m2, session.device_frame_us(), frames=400)
+    text = replays.replay_text(m2.app)
+    assert replays.SNAPSHOT_PREFIX in text
+    loaded = replays.parse_replay(text)
+    m3 = session.AppEngine(SimClock(loaded.start_t), session.QueueInput(), FrameDisplay())
     m3.start_replay(loaded)
-    session.run_headless(m3, session.device_frame_us())
+    loops.run_headless(m3, session.device_frame_us())
     assert m3.state_line().split()[1] == m2.state_line().split()[1]
 
 
@@ -211,8 +212,8 @@ def test_terminal_demo_ctrl_c_exits_cleanly(monkeypatch):
         if len(calls) > 5:
             raise KeyboardInterrupt
     out = io.StringIO()
-    orig = session.run_terminal
-    monkeypatch.setattr(session, "run_terminal",
+    orig = loops.run_terminal
+    monkeypatch.setattr(loops, "run_terminal",
                         lambda *a, **k: orig(*a, **dict(k, sleep=sleep)))
     assert cli.main(["--terminal", "--p0", "hard", "--p1", "easy"], stdout=out) == 0
     text = out.getvalue()
@@ -230,10 +231,10 @@ def test_terminal_demo_is_paced_to_real_time():
     def sleep(s):
         slept.append(s)
         fake[0] += s
-    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay())
+    m = session.AppEngine(SimClock(), session.QueueInput(), FrameDisplay())
     m.start_game(("hard", "easy"), 3, Rules())
     scr = TerminalScreen(io.StringIO(), columns=128)
-    session.run_terminal(m, scr, 33333, frames=90, speed=1.0, sleep=sleep,
+    loops.run_terminal(m, scr, 33333, frames=90, speed=1.0, sleep=sleep,
                          now=lambda: fake[0])
     assert abs(fake[0] - 90 * 0.033333) < 0.01          # 3 s of game took 3 s
 
@@ -353,13 +354,13 @@ def test_a_long_game_records_whole_beyond_the_devices_limit(tmp_path):
     # emulator lifts the cap, so a long easy-vs-easy game still replays to its end.
     rec = tmp_path / "long.txt"
     out = io.StringIO()
-    assert cli.main(["--headless", "--p0", "easy", "--p1", "easy", "--seed", "18",
+    assert cli.main(["--headless", "--p0", "easy", "--p1", "easy", "--seed", "19",
                      "--record", str(rec), "--print-state"], stdout=out) == 0
     text = rec.read_text()
     from firmware.app import RECORD_LIMIT
     from firmware.records import PackedRecords
     packed = PackedRecords(1 << 30)
-    for rec_ in session.parse_replay(text).replay.records:
+    for rec_ in replays.parse_replay(text).replay.records:
         packed.append(rec_)
     assert RECORD_LIMIT == 16384
     assert packed.nbytes() > RECORD_LIMIT and "lost=" not in text
@@ -448,9 +449,9 @@ def test_a_rematch_recording_onto_a_symlink_is_refused_when_written(tmp_path):
     link = tmp_path / "game-2.txt"
     link.symlink_to(target)
     with pytest.raises(OSError, match="symbolic link"):
-        session.write_replay(str(link), "spit-replay 1\n")
+        replays.write_replay(str(link), "spit-replay 1\n")
     assert link.is_symlink() and target.read_text() == "keep"
-    session.write_replay(str(tmp_path / "game.txt"), "spit-replay 1\n")
+    replays.write_replay(str(tmp_path / "game.txt"), "spit-replay 1\n")
     assert (tmp_path / "game.txt").read_text() == "spit-replay 1\n"
 
 
@@ -472,7 +473,7 @@ def test_an_output_that_fails_while_the_game_runs_exits_2_with_one_line(tmp_path
 
     def full(*a, **k):
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr(session, "write_replay", full)
+    monkeypatch.setattr(replays, "write_replay", full)
     assert cli.main(base + ["--record", str(tmp_path / "r.txt")]) == 2
     _one_line_exit_2(capsys, "No space left on device")
     monkeypatch.setattr(display, "save_png", full)
@@ -493,34 +494,34 @@ def test_the_skin_names_the_cpu_level_the_menu_shows():
     from desktop_emulator.clock import SimClock
     from desktop_emulator.display import FrameDisplay
     from firmware.screens import title
-    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay())
+    m = session.AppEngine(SimClock(), session.QueueInput(), FrameDisplay())
     labels = {0: {"A": "Z", "B": "X"}, 1: {"A": "N", "B": "M"}}
     m.step()
     app = m.app
     menu = [app.menu_text(i) for i in app.menu_items()]
     assert "VS CPU NORMAL" in menu
-    assert session.seat_names(m, labels)[1] == "CPU NORMAL"
+    assert window.seat_names(m, labels)[1] == "CPU NORMAL"
     for mode, name in ((3, "CPU HARD"), (1, "CPU EASY"), (0, "P1  N/M")):
         app.settings["mode"] = mode
         assert title.MODE_NAMES[mode] in [app.menu_text(i) for i in app.menu_items()]
-        assert session.seat_names(m, labels)[1] == name
-    assert session.seat_names(m, labels)[0] == "P0  Z/X"
+        assert window.seat_names(m, labels)[1] == name
+    assert window.seat_names(m, labels)[0] == "P0  Z/X"
     # the attract mode's demo game names its CPUs
     while app.screen_name() != "attract":
         m.clock.advance(session.device_frame_us())
         m.step()
-    assert session.seat_names(m, labels) == {0: "DEMO HARD", 1: "DEMO NORMAL"}
+    assert window.seat_names(m, labels) == {0: "DEMO HARD", 1: "DEMO NORMAL"}
 
 
 def test_record_keeps_every_game_of_a_session(tmp_path):
     from desktop_emulator.clock import SimClock
     from desktop_emulator.display import FrameDisplay
     from shared_rules.game import Rules
-    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay())
+    m = session.AppEngine(SimClock(), session.QueueInput(), FrameDisplay())
     m.start_game(("hard", "hard"), 5, Rules())
     finals = []
     for game in range(2):
-        session.run_headless(m, session.device_frame_us(), until="over")
+        loops.run_headless(m, session.device_frame_us(), until="over")
         finals.append(json_snapshot(m.app.game))
         if game == 0:
             # REMATCH, once presses count again on the game-over screen
@@ -531,16 +532,16 @@ def test_record_keeps_every_game_of_a_session(tmp_path):
             m.clock.advance(session.device_frame_us())
             m.step()
             assert m.app.screen_name() == "rematch"
-    paths = session.write_recordings(m, str(tmp_path / "game.txt"))
+    paths = replays.write_recordings(m, str(tmp_path / "game.txt"))
     assert paths == [str(tmp_path / "game.txt"), str(tmp_path / "game-2.txt")]
     assert [os.path.exists(p) for p in paths] == [True, True]
     for path, final in zip(paths, finals):
-        loaded = session.load_replay(path)
-        r = session.Machine(SimClock(loaded.start_t), session.QueueInput(), FrameDisplay())
+        loaded = replays.load_replay(path)
+        r = session.AppEngine(SimClock(loaded.start_t), session.QueueInput(), FrameDisplay())
         r.start_replay(loaded)
-        session.run_headless(r, session.device_frame_us())
+        loops.run_headless(r, session.device_frame_us())
         assert json_snapshot(r.app.game) == final, path
-    assert session.numbered("a/b.txt", 3) == "a/b-3.txt" and session.numbered("x", 2) == "x-2"
+    assert replays.numbered("a/b.txt", 3) == "a/b-3.txt" and replays.numbered("x", 2) == "x-2"
 
 
 def json_snapshot(game):

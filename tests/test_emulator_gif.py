@@ -163,7 +163,7 @@ def some_frames():
     from shared_rules.game import Rules
     clock = SimClock()
     shown = []
-    m = session.Machine(clock, session.QueueInput(),
+    m = session.AppEngine(clock, session.QueueInput(),
                         FrameDisplay(lambda panel: shown.append(bytes(panel))),
                         ListSound(), MemoryStorage())
     m.start_game(("hard", "easy"), 3, Rules())

@@ -9,7 +9,7 @@ import pygame
 import pytest
 
 from desktop_emulator import clock as clk
-from desktop_emulator import display, framebuf, keyboard, sound, storage, terminal
+from desktop_emulator import display, framebuf, keyboard, loops, sound, storage, terminal
 from desktop_emulator.clock import PerfClock, SimClock, TICKS_PERIOD, ticks_diff
 
 # ---------------------------------------------------------------- clock
@@ -219,7 +219,7 @@ def test_the_app_starts_clean_on_a_corrupt_file_and_says_so(tmp_path):
     from desktop_emulator import session
     path = tmp_path / "s.json"
     path.write_bytes(b"SPIT1 12345678 3\nabc")
-    m = session.Machine(SimClock(), session.QueueInput(), display.FrameDisplay(), None,
+    m = session.AppEngine(SimClock(), session.QueueInput(), display.FrameDisplay(), None,
                         storage.FileStorage(str(path), stderr=io.StringIO()))
     m.step()
     assert m.app.screen_name() == "title"
@@ -228,7 +228,7 @@ def test_the_app_starts_clean_on_a_corrupt_file_and_says_so(tmp_path):
 
 def test_a_first_start_on_the_desktop_offers_a_game_against_the_normal_cpu(tmp_path):
     from desktop_emulator import session
-    m = session.Machine(SimClock(), session.QueueInput(), display.FrameDisplay(), None,
+    m = session.AppEngine(SimClock(), session.QueueInput(), display.FrameDisplay(), None,
                         storage.FileStorage(str(tmp_path / "none.json"), stderr=io.StringIO()))
     m.step()
     assert m.app.settings["mode"] == 2                    # vs CPU, normal
@@ -416,9 +416,9 @@ def test_the_apps_spans_leave_nothing_stale_in_a_whole_game():
     d = display.FrameDisplay()
     stale = []
     d.on_show = lambda panel: stale.append(d.stale_bytes())
-    m = session.Machine(SimClock(), session.QueueInput(), d)
+    m = session.AppEngine(SimClock(), session.QueueInput(), d)
     m.start_game(("hard", "normal"), 6, Rules())
-    session.run_headless(m, session.device_frame_us(), until="over")
+    loops.run_headless(m, session.device_frame_us(), until="over")
     assert len(stale) > 100 and not any(stale)
 
 
@@ -431,8 +431,8 @@ def test_the_title_hint_names_the_keys_of_both_players():
 def test_the_app_shows_the_hosts_hint_on_the_title_screen():
     from desktop_emulator import session
     from firmware.view import med_width
-    plain = session.Machine(SimClock(), session.QueueInput(), display.FrameDisplay())
-    hinted = session.Machine(SimClock(), session.QueueInput(), display.FrameDisplay(),
+    plain = session.AppEngine(SimClock(), session.QueueInput(), display.FrameDisplay())
+    hinted = session.AppEngine(SimClock(), session.QueueInput(), display.FrameDisplay(),
                              hint="Z/N: NEXT  X/M: CHOOSE")
     plain.step()
     hinted.step()

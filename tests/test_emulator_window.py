@@ -13,6 +13,7 @@ import pygame
 import pytest
 
 from desktop_emulator import cli, display, session
+from desktop_emulator import replays
 from desktop_emulator.clock import SimClock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -292,7 +293,7 @@ def test_a_windowed_session_started_from_the_menu_records_and_replays(tmp_path):
     text = rec.read_text()
     # The desktop's first start offers a game against the normal CPU (player 1).
     assert "# desktop_emulator p0=human p1=normal" in text
-    loaded = session.parse_replay(text)
+    loaded = replays.parse_replay(text)
     assert loaded.seed == loaded.start_t & 0x3FFFFFFF      # the menu's seed: the press
     assert "phase=play" in out                             # both said Spit
     rc2, out2 = run_window(["--replay", str(rec), "--frames", "300", "--print-state"])

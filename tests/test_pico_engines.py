@@ -7,6 +7,7 @@ import io
 import pytest
 
 from desktop_emulator import cli, session
+from desktop_emulator import replays
 from desktop_emulator.clock import ticks_diff, TICKS_PERIOD
 
 pytestmark = pytest.mark.pico
@@ -62,7 +63,7 @@ def test_a_game_across_the_tick_wrap_agrees(tmp_path):
                          "--seed", "2", "--until", "round", "--start-near-wrap",
                          "--record", str(rec), "--print-state")
     assert code == 0, pico
-    loaded = session.load_replay(str(rec))
+    loaded = replays.load_replay(str(rec))
     assert loaded.start_t > TICKS_PERIOD - 4_000_000
     times = [t for t, _evs in loaded.frames]
     assert min(times) < 1_000_000_000 < max(times)          # stamps on both sides

@@ -272,7 +272,7 @@ def test_bad_content_and_a_directory_are_one_line_each_and_a_failed_save_is_said
     path = str(tmp_path / "spit.json")
     dst.FileStorage(path).save({"v": 99, "settings": {}, "game": None})
     capsys.readouterr()
-    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay(), None,
+    m = session.AppEngine(SimClock(), session.QueueInput(), FrameDisplay(), None,
                         dst.FileStorage(path))
     err = capsys.readouterr().err.strip().split("\n")
     assert err == ["storage: %s: saved data unreadable; using what could be used" % path]
@@ -280,7 +280,7 @@ def test_bad_content_and_a_directory_are_one_line_each_and_a_failed_save_is_said
     # A directory where the file should be: said when read, and every failed save too.
     d = str(tmp_path / "dir.json")
     os.mkdir(d)
-    m = session.Machine(SimClock(), session.QueueInput(), FrameDisplay(), None,
+    m = session.AppEngine(SimClock(), session.QueueInput(), FrameDisplay(), None,
                         dst.FileStorage(d))
     err = capsys.readouterr().err.strip().split("\n")
     assert err == ["storage: %s: saved data unreadable; using defaults" % d]

@@ -310,11 +310,13 @@ def test_a_bad_query_shows_its_message_and_runs_nothing():
 
 def test_the_session_builds_the_app_as_the_desktop_machine_does():
     # Both hosts take these from the host floor: the very same objects, not copies.
-    from desktop_emulator import session as desk
+    from desktop_emulator import session as desk, replays as desk_replays, loops
     from desktop_emulator.keyboard import default_keymap, title_hint
-    for name in ("DESKTOP_DEFAULTS", "RECORD_LIMIT", "CPU_CODE", "CPU_NAME", "LEVELS",
-                 "MAX_SIM_US", "parse_replay", "format_replay", "ReplayError"):
+    for name in ("DESKTOP_DEFAULTS", "RECORD_LIMIT", "CPU_CODE", "CPU_NAME", "LEVELS"):
         assert getattr(session, name) is getattr(desk, name), name
+    for name in ("parse_replay", "format_replay", "ReplayError"):
+        assert getattr(session, name) is getattr(desk_replays, name), name
+    assert session.MAX_SIM_US == loops.MAX_SIM_US
     assert session.HINT == title_hint(default_keymap())
     assert session.device_frame_us() == desk.device_frame_us()
 

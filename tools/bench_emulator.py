@@ -27,6 +27,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 from desktop_emulator import session  # noqa: E402
+from desktop_emulator import loops, window
 from desktop_emulator.clock import SimClock  # noqa: E402
 from desktop_emulator.display import FrameDisplay  # noqa: E402
 from desktop_emulator.sound import ListSound  # noqa: E402
@@ -45,11 +46,11 @@ def headless_games(games):
         frames = 0
         for seed in range(games):
             clock = SimClock()
-            m = session.Machine(clock, session.QueueInput(), FrameDisplay(), ListSound(),
+            m = session.AppEngine(clock, session.QueueInput(), FrameDisplay(), ListSound(),
                                 MemoryStorage())
             m.start_game((a, b), seed, Rules())
             t0 = time.perf_counter()
-            session.run_headless(m, frame_us, until="over")
+            loops.run_headless(m, frame_us, until="over")
             wall += time.perf_counter() - t0
             sim_us += clock.elapsed_us()
             frames += m.steps
@@ -67,9 +68,9 @@ def window_frames(frames, skin=True):
     disp = WindowDisplay(scale=6, skin=skin, skin_obj=Skin() if skin else None,
                          fit_desktop=False)
     kb = KeyboardInput(clock)
-    m = session.Machine(clock, kb, disp, MixerSound(), MemoryStorage())
+    m = session.AppEngine(clock, kb, disp, MixerSound(), MemoryStorage())
     m.start_game(("hard", "normal"), 1, Rules())
-    win = session.Window(m, disp, kb, realtime=False, out=open(os.devnull, "w"))
+    win = window.Window(m, disp, kb, realtime=False, out=open(os.devnull, "w"))
     win.set_caption()
     times = []
     for _ in range(frames):

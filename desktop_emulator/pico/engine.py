@@ -1,6 +1,6 @@
 """``--engine pico``: the project's firmware, unchanged, on an emulated Pico.
 
-:class:`PicoMachine` stands where :class:`desktop_emulator.session.Machine` stands for
+:class:`PicoMachine` stands where :class:`desktop_emulator.session.AppEngine` stands for
 the app engine: the same window, keys, headless runs, replays, screenshots and
 ``--print-state`` line, but the app runs inside MicroPython on the emulated RP2040 and
 everything the host knows comes from the board's own pins:
@@ -24,9 +24,12 @@ import time
 from desktop_emulator.clock import ticks_diff
 from desktop_emulator.display import FrameDisplay
 from desktop_emulator.pico.device import Pico, DeviceError, US, MS, S, exception_line
-from desktop_emulator.session import WINDOW_FRAME_US
+from desktop_emulator import replays
+from desktop_emulator.window import WINDOW_FRAME_US
 from firmware.app import FRAME_US as DEVICE_FRAME_US
 from firmware.boards import pico as board
+from host.clock import MAX_SIM_US
+from host.engine import Engine
 from host.seats import CPU_CODE, names_of
 from host.state import state_line, summary_line
 KEY_HOLD_US = 30000          # the shortest press a key makes on the board's pins
@@ -103,8 +106,8 @@ class DeviceApp:
             self.game = DeviceGame(fields)
 
 
-class PicoMachine:
-    """The firmware on the emulated Pico, behind the session's Machine interface."""
+class PicoMachine(Engine):
+    """The firmware on the emulated Pico, behind the engine interface (host.engine)."""
 
     def __init__(self, firmware, display=None, sound=None, keyboard=None, buttons=board.BUTTONS,
                  start_near_wrap=False, wall_limit_s=600.0):
@@ -293,15 +296,7 @@ class PicoMachine:
     def replay_done(self):
         return self._replay_end_ns is not None and self.pico.t_ns >= self._replay_end_ns
 
-    def reached(self, until):
-        scr = self.app.screen
-        if until == "over":
-            return scr == "over"
-        if until == "round":
-            return scr in ("summary", "over")
-        return False
-
-    def run_headless(self, until=None, frames=None, max_us=4 * 3600 * S // US):
+    def run_headless(self, until=None, frames=None, max_us=MAX_SIM_US):
         start = self.pico.t_ns
         while True:
             self.clock.advance(DEVICE_FRAME_US)
@@ -375,7 +370,7 @@ class PicoMachine:
         head = header(seats, lost=info["lost"], engine="pico", snapshot=info["resume"])
         return "\n".join(lines[:1] + head + lines[1:]) + "\n"
 
-    # The session's recordings, as the command line writes them (session.Machine has
+    # The session's recordings, as the command line writes them (session.AppEngine has
     # the same): the board keeps only the game it played last.
     def end_recording(self):
         pass
@@ -387,7 +382,7 @@ class PicoMachine:
 
 
 class BoardGame:
-    """The board's recording, shaped like session.RecordedGame."""
+    """The board's recording, shaped like replays.RecordedGame."""
 
     def __init__(self, text, lost):
         self._text = text

@@ -12,7 +12,7 @@
 #   device frame as fast as it goes, in batches JavaScript asks for; at the end the
 #   page shows the same `state <sha1> frame <sha1>` line as
 #   `python -m desktop_emulator --headless ... --print-state`.
-# The App is built exactly as desktop_emulator.session.Machine builds it (same
+# The App is built exactly as desktop_emulator.session.AppEngine builds it (same
 # defaults, recording limit, title hint and start of the game), which the tests
 # check, so both print the same line for the same game.
 
@@ -22,6 +22,7 @@ from shared_rules.arbiter import ticks_diff
 from shared_rules.game import Rules, MAX_SEED
 from firmware.app import App, Ports, FRAME_US
 from host.clock import SimClock, MAX_SIM_US
+from host.engine import Engine
 from host.ports import FrameInput, MemoryStorage
 from host.replays import (RECORD_LIMIT, ReplayError, parse_replay, format_replay,
                           divergence, digests_of)
@@ -167,7 +168,7 @@ def parse_query(search):
 
 # ---------------------------------------------------------------- the page's session
 
-class Web:
+class Web(Engine):
     """What the page runs. Built by start(); JavaScript then calls frame(now_ms) once
     per animation frame (live) or run_fast(n) until it returns True (fast), and
     forwards key(), pad(), visibility() and blur()."""
@@ -275,19 +276,20 @@ class Web:
         self.line = self.state_line()
         if self.loaded is not None:
             # R40: a replay reaches the states its recording says it did, or says not.
-            why = divergence(self.loaded, digests_of(self.app.replay.records),
-                             reason == "replay end")
+            why = self.replay_divergence(reason == "replay end")
             if why is not None:
                 self.status("replay: " + why)
         self.bridge.finished(self.summary_line() + " (" + reason + ")", self.line)
 
-    def reached(self):
-        scr = self.app.screen_name()
-        if self.until == "over":
-            return scr == "over"
-        if self.until == "round":
-            return scr == "summary" or scr == "over"
-        return False
+    @property
+    def replay_in(self):
+        return self.loaded
+
+    def reached(self, until=None):
+        return Engine.reached(self, self.until if until is None else until)
+
+    def replay_divergence(self, finished):
+        return divergence(self.loaded, digests_of(self.app.replay.records), finished)
 
     def _check_end(self):
         f = self.opts["frames"]
