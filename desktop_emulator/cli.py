@@ -428,154 +428,216 @@ def _rules(args):
     return Rules(points=args.rules == "points", manual_flip=args.manual_flip)
 
 
+class _Run:
+    """What one run of the command line plays and where its pictures go."""
+
+    def __init__(self, args, loaded, windowed, clock, pico):
+        from desktop_emulator.clock import SimClock, PerfClock
+        from desktop_emulator.display import Presenter
+        self.args = args
+        self.loaded = loaded
+        self.windowed = windowed
+        self.pico = pico
+        self.machine = None
+        self.seats = None
+        if loaded is None and (not windowed or any(
+                v is not None for v in (args.p0, args.p1, args.seed, args.rules))
+                or args.manual_flip):
+            dflt0 = "human" if windowed else "normal"
+            self.seats = (args.p0 or dflt0, args.p1 or "normal")
+        seed = args.seed
+        if seed is None:
+            seed = random.SystemRandom().randrange(MAX_SEED + 1) \
+                if windowed or args.terminal else 0
+        self.seed = seed
+        until = args.until
+        if until is None and not windowed and loaded is None:
+            until = "over"
+        self.until = until
+        self.skin_on = args.skin if args.skin is not None else windowed
+        self.scale = args.scale or 6
+        if loaded is not None and (not windowed or isinstance(clock, SimClock)):
+            clock = SimClock(loaded.start_t)      # a replay runs on its own recorded time
+        elif not windowed:
+            clock = clock or SimClock(start_near_wrap=args.start_near_wrap)
+        elif clock is None:
+            clock = PerfClock(start_near_wrap=args.start_near_wrap,
+                              start=loaded.start_t if loaded is not None else None)
+        self.realtime = not isinstance(clock, SimClock)  # a test's SimClock: the window steps it
+        if pico is not None:
+            clock = pico.clock                    # frames are timed in the chip's time
+        self.clock = clock
+        # One presenter for the window and every picture output, so that they all show
+        # what the window shows (F9 turns them all); it learns the screen once the
+        # engine exists.
+        self.presenter = Presenter(
+            upright=args.upright,
+            screen=lambda: self.machine.app.screen_name() if self.machine else "title")
+        self.dumper = None
+        self.gif = None
+
+    def open_outputs(self):
+        """The per-frame outputs: --dump-frames and --gif. Returns on_show (or None)."""
+        args = self.args
+        if args.dump_frames is not None:
+            from desktop_emulator.display import FrameDumper
+            try:
+                self.dumper = replays.guarded(
+                    FrameDumper(args.dump_frames, self.scale, self.clock, self.presenter),
+                    "--dump-frames %s" % args.dump_frames)
+            except OSError as e:
+                raise replays.OutputError("--dump-frames %s: %s" % (args.dump_frames,
+                                                                    _why_not(e)))
+        on_show = self.dumper
+        if args.gif is not None:
+            from desktop_emulator.gif import GifRecorder
+            gif = self.gif = GifRecorder(args.gif, args.scale or (
+                self.scale if self.windowed else 3), self.clock, args.gif_fps)
+            presenter = self.presenter
+            dumper = self.dumper
+
+            def gif_show(panel):
+                gif(presenter(panel))
+            on_show = gif_show if dumper is None else (
+                lambda panel: (dumper(panel), gif_show(panel)))
+        return on_show
+
+    def close_outputs(self):
+        if self.dumper is not None:
+            self.dumper.close()
+        if self.gif is not None:
+            self.gif.close()
+
+    def engine(self, display, sound, storage=None, inp=None, keyboard=None, hint=None):
+        """The engine: the firmware on the emulated Pico, or the app engine."""
+        from desktop_emulator.storage import MemoryStorage
+        if self.pico is not None:
+            self.machine = self.pico.attach(display, sound, keyboard).boot()
+        else:
+            self.machine = session.AppEngine(
+                self.clock, inp if inp is not None else session.QueueInput(), display,
+                sound, storage if storage is not None else MemoryStorage(), hint=hint)
+        return self.machine
+
+    def start(self, keep_saved=True):
+        """The replay, or the game the command line names (if it names one)."""
+        m = self.machine
+        if self.loaded is not None:
+            m.start_replay(self.loaded)
+        elif self.seats is not None:
+            m.start_game(self.seats, self.seed, _rules(self.args), keep_saved=keep_saved)
+
+
 def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
-    from desktop_emulator.clock import SimClock, PerfClock
-    from desktop_emulator.display import FrameDisplay, Skin, render_offscreen
-    from desktop_emulator.sound import ListSound, MixerSound
-    from desktop_emulator.storage import FileStorage, MemoryStorage
-
-    seats = None
-    if loaded is None and (not windowed or any(
-            v is not None for v in (args.p0, args.p1, args.seed, args.rules)) or args.manual_flip):
-        dflt0 = "human" if windowed else "normal"
-        seats = (args.p0 or dflt0, args.p1 or "normal")
-    seed = args.seed
-    if seed is None:
-        seed = random.SystemRandom().randrange(2 ** 30) if windowed or args.terminal else 0
-    until = args.until
-    if until is None and not windowed and loaded is None:
-        until = "over"
-    skin_on = args.skin if args.skin is not None else windowed
-    scale = args.scale or 6
-
-    if loaded is not None and (not windowed or isinstance(clock, SimClock)):
-        clock = SimClock(loaded.start_t)          # a replay runs on its own recorded time
-    elif not windowed:
-        clock = clock or SimClock(start_near_wrap=args.start_near_wrap)
-    elif clock is None:
-        clock = PerfClock(start_near_wrap=args.start_near_wrap,
-                          start=loaded.start_t if loaded is not None else None)
-
-    machine = None
+    run = _Run(args, loaded, windowed, clock, pico)
+    on_show = run.open_outputs()
     screen = None
-    dumper = None
-    realtime = not isinstance(clock, SimClock)   # a test's SimClock: the window steps it
-    if pico is not None:
-        clock = pico.clock                        # frames are timed in the chip's time
-    from desktop_emulator.display import Presenter
-    # One presenter for the window and every picture output, so that they all show
-    # what the window shows (F9 turns them all); it learns the screen once the
-    # machine exists.
-    presenter = Presenter(upright=args.upright,
-                          screen=lambda: machine.app.screen_name() if machine else "title")
-    if args.dump_frames is not None:
-        from desktop_emulator.display import FrameDumper
-        try:
-            dumper = replays.guarded(FrameDumper(args.dump_frames, scale, clock, presenter),
-                                     "--dump-frames %s" % args.dump_frames)
-        except OSError as e:
-            raise replays.OutputError("--dump-frames %s: %s" % (args.dump_frames, _why_not(e)))
-    on_show = dumper
-    gif = None
-    if args.gif is not None:
-        from desktop_emulator.gif import GifRecorder
-        gif = GifRecorder(args.gif, args.scale or (scale if windowed else 3), clock,
-                          args.gif_fps)
-        def gif_show(panel):
-            gif(presenter(panel))
-        on_show = gif_show if dumper is None else (
-            lambda panel: (dumper(panel), gif_show(panel)))
     try:
         if windowed:
-            import pygame
-            from desktop_emulator.keyboard import (KeyboardInput, keys_of, default_keymap,
-                                                   title_hint)
-            from desktop_emulator.display import WindowDisplay
-            keymap = args.keymap or default_keymap()
-            try:
-                pygame.display.init()
-                why = display_fell_back(pygame.display.get_driver())
-                if why:
-                    pygame.display.quit()
-                    return _fail(why)
-                labels = {p: keys_of(keymap, p) for p in (0, 1)}
-                display = WindowDisplay(scale=scale, skin=skin_on, skin_obj=Skin(labels),
-                                        on_show=on_show, presenter=presenter)
-            except pygame.error as e:
-                return _fail("cannot open a window: %s (try --headless or make demo)" % e)
-            if display.note:
-                print(display.note, file=sys.stderr)
-            snd = MixerSound()
-            if snd.message:
-                print(snd.message, file=sys.stderr)
-            if pico is not None:
-                keyboard = KeyboardInput(PerfClock(), keymap)
-                machine = pico.attach(display, snd, keyboard).boot()
-            else:
-                keyboard = KeyboardInput(clock, keymap)
-                storage = FileStorage() if loaded is None else MemoryStorage()
-                inp = keyboard if loaded is None else session.QueueInput()
-                machine = session.AppEngine(clock, inp, display, snd, storage,
-                                          hint=title_hint(keymap))
-            if loaded is not None:
-                machine.start_replay(loaded)
-            elif seats is not None:
-                machine.start_game(seats, seed, _rules(args), keep_saved=not args.replace_save)
-                if machine.app.saved is not None and not args.replace_save:
-                    print("a saved game is kept: this game is not saved over it "
-                          "(--replace-save to play over it)", file=sys.stderr)
-            win = window.Window(machine, display, keyboard, realtime=realtime, out=out)
-            try:
-                reason = win.run(until=until, frames=args.frames, on_frame=on_frame)
-            except KeyboardInterrupt:
-                reason = "interrupted"
+            reason = _run_window(run, on_show, on_frame, out)
+            if isinstance(reason, int):
+                return reason                      # it could not open: said, exit status
         elif args.terminal:
-            from desktop_emulator.terminal import TerminalScreen, QuitKeys
-            try:
-                cols = os.get_terminal_size(out.fileno()).columns or None
-            except (OSError, ValueError, AttributeError):
-                cols = None
-            screen = TerminalScreen(out, columns=cols)
-            machine = session.AppEngine(clock, session.QueueInput(), FrameDisplay(on_show),
-                                      ListSound(), MemoryStorage())
-            machine.start_game(seats, seed, _rules(args))
-            status = "Spit demo: P0 %s vs P1 %s, seed %d, x%g. Ctrl-C or q quits." % (
-                seats[0], seats[1], seed, args.speed)
-            try:
-                with QuitKeys() as keys:
-                    reason = loops.run_terminal(machine, screen, session.device_frame_us(),
-                                                  until=until, frames=args.frames,
-                                                  speed=args.speed, status=status,
-                                                  sleep=keys.sleep, present=presenter)
-            except KeyboardInterrupt:
-                reason = "interrupted"
-            screen.stop()
+            screen = _terminal_screen(out)
+            reason = _run_terminal(run, on_show, screen)
             screen = None
-        elif pico is not None:
-            machine = pico.attach(FrameDisplay(on_show), ListSound()).boot()
-            if loaded is not None:
-                machine.start_replay(loaded)
-            else:
-                machine.start_game(seats, seed, _rules(args))
-            reason = machine.run_headless(until=until, frames=args.frames)
         else:
-            inp = session.QueueInput()
-            machine = session.AppEngine(clock, inp, FrameDisplay(on_show), ListSound(),
-                                      MemoryStorage())
-            if loaded is not None:
-                machine.start_replay(loaded)
-            else:
-                machine.start_game(seats, seed, _rules(args))
-            reason = loops.run_headless(machine, session.device_frame_us(), until=until,
-                                          frames=args.frames)
+            reason = _run_headless(run, on_show)
     finally:
         if screen is not None:
             screen.stop("stopped")
-        if dumper is not None:
-            dumper.close()
-        if gif is not None:
-            gif.close()
-    return _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out, presenter)
+        run.close_outputs()
+    return _leave_behind(args, run.machine, reason, windowed, run.skin_on, run.scale,
+                         run.gif, out, run.presenter)
+
+
+def _run_window(run, on_show, on_frame, out):
+    """The window: the keyboard, the sound, the user's saved game."""
+    import pygame
+    from desktop_emulator.clock import PerfClock
+    from desktop_emulator.display import Skin, WindowDisplay
+    from desktop_emulator.keyboard import KeyboardInput, keys_of, default_keymap, title_hint
+    from desktop_emulator.sound import MixerSound
+    from desktop_emulator.storage import FileStorage, MemoryStorage
+    args = run.args
+    keymap = args.keymap or default_keymap()
+    try:
+        pygame.display.init()
+        why = display_fell_back(pygame.display.get_driver())
+        if why:
+            pygame.display.quit()
+            return _fail(why)
+        labels = {p: keys_of(keymap, p) for p in (0, 1)}
+        display = WindowDisplay(scale=run.scale, skin=run.skin_on, skin_obj=Skin(labels),
+                                on_show=on_show, presenter=run.presenter)
+    except pygame.error as e:
+        return _fail("cannot open a window: %s (try --headless or make demo)" % e)
+    if display.note:
+        print(display.note, file=sys.stderr)
+    snd = MixerSound()
+    if snd.message:
+        print(snd.message, file=sys.stderr)
+    if run.pico is not None:
+        keyboard = KeyboardInput(PerfClock(), keymap)
+        machine = run.engine(display, snd, keyboard=keyboard)
+    else:
+        keyboard = KeyboardInput(run.clock, keymap)
+        replaying = run.loaded is not None
+        machine = run.engine(display, snd, MemoryStorage() if replaying else FileStorage(),
+                             None if replaying else keyboard, hint=title_hint(keymap))
+    run.start(keep_saved=not args.replace_save)
+    if run.loaded is None and run.seats is not None and machine.app.saved is not None \
+            and not args.replace_save:
+        print("a saved game is kept: this game is not saved over it "
+              "(--replace-save to play over it)", file=sys.stderr)
+    win = window.Window(machine, display, keyboard, realtime=run.realtime, out=out)
+    try:
+        return win.run(until=run.until, frames=args.frames, on_frame=on_frame)
+    except KeyboardInterrupt:
+        return "interrupted"
+
+
+def _terminal_screen(out):
+    from desktop_emulator.terminal import TerminalScreen
+    try:
+        cols = os.get_terminal_size(out.fileno()).columns or None
+    except (OSError, ValueError, AttributeError):
+        cols = None
+    return TerminalScreen(out, columns=cols)
+
+
+def _run_terminal(run, on_show, screen):
+    """The terminal demo: headless at real speed, drawn with half blocks."""
+    from desktop_emulator.display import FrameDisplay
+    from desktop_emulator.sound import ListSound
+    from desktop_emulator.terminal import QuitKeys
+    args = run.args
+    run.engine(FrameDisplay(on_show), ListSound())
+    run.start()
+    status = "Spit demo: P0 %s vs P1 %s, seed %d, x%g. Ctrl-C or q quits." % (
+        run.seats[0], run.seats[1], run.seed, args.speed)
+    try:
+        with QuitKeys() as keys:
+            reason = loops.run_terminal(run.machine, screen, session.device_frame_us(),
+                                        until=run.until, frames=args.frames,
+                                        speed=args.speed, status=status,
+                                        sleep=keys.sleep, present=run.presenter)
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    screen.stop()
+    return reason
+
+
+def _run_headless(run, on_show):
+    """As fast as it can, on the engine's own clock."""
+    from desktop_emulator.display import FrameDisplay
+    from desktop_emulator.sound import ListSound
+    machine = run.engine(FrameDisplay(on_show), ListSound())
+    run.start()
+    if run.pico is not None:
+        return machine.run_headless(until=run.until, frames=run.args.frames)
+    return loops.run_headless(machine, session.device_frame_us(), until=run.until,
+                              frames=run.args.frames)
 
 
 def _leave_behind(args, machine, reason, windowed, skin_on, scale, gif, out, presenter):
