@@ -192,30 +192,29 @@ class Match:
 
     # ---- timers -----------------------------------------------------------------------
     def tick(self, now):
-        """The timers: settle what is due, show the signal, and at the time limit the
-        table's own slap. True if the game's state changed."""
+        """The timers: at the time limit the table's own slap, then settle what is due,
+        and show the signal. True if the game's state changed."""
+        g = self.game
+        if g.phase == SLAP and self.deadline is not None and self.auto is None and \
+                ticks_diff(now, self.deadline) >= 0:
+            # R26 ruling: nobody slapped in time. Two piles: each player takes the pile
+            # they started (as if player 0 slapped pile 0). One pile (R33, equal
+            # counts): the player who would win the next tie (R21) counts as out first.
+            # Pressed through the arbiter at the deadline, before anything is settled,
+            # so a slap touched before it still wins by first touch and one touched
+            # after it, in the same frame, is too late.
+            who = 0 if len(g.piles) == 2 else g.tie_priority
+            self.auto = ("slap", who, 0)
+            self.arbiter.press(self.auto, self.deadline)
         state = False
         if self.arbiter.pending():
             state = self.settle(now)
             if self.ended:
                 return True
-        g = self.game
-        if g.phase != SLAP or self.deadline is None:
-            return state
-        if not self.signalled and ticks_diff(now, self.signal_t) >= 0:
+        if g.phase == SLAP and not self.signalled and self.signal_t is not None and \
+                ticks_diff(now, self.signal_t) >= 0:
             self.signalled = True
             self.on_signal(now)
-            state = True
-        if self.auto is None and ticks_diff(now, self.deadline) >= 0:
-            # R26 ruling: nobody slapped in time. Two piles: each player takes the pile
-            # they started (as if player 0 slapped pile 0). One pile (R33, equal
-            # counts): the player who would win the next tie (R21) counts as out first.
-            # Pressed through the arbiter at the deadline, so a slap touched before it
-            # still wins by first touch.
-            who = 0 if len(g.piles) == 2 else g.tie_priority
-            self.auto = ("slap", who, 0)
-            self.arbiter.press(self.auto, self.deadline)
-            self.settle(now)
             state = True
         return state
 

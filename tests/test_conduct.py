@@ -359,3 +359,102 @@ def test_r44_and_r41_the_recording_keeps_every_parameter_and_replays_under_its_o
         parse("spit-replay 1\nfumble 500\n%s\n" % line)                # two conduct lines
     with pytest.raises(ValueError):
         Conduct(signal_min_us=900 * MS, signal_max_us=800 * MS)
+
+
+# ---- pinned, so that a change to the draw or the parameters shows (R40, R44) -------------
+
+def test_r44_the_signal_delays_of_a_seed_are_pinned():
+    # The delay is part of the game a seed names (R40): pinned like the PRNG's numbers.
+    c = Conduct()
+    assert [signal_delay_us(c, s, r) for s, r in ((0, 1), (0, 2), (1, 1), (7, 3),
+                                                  (123456, 9))] == [
+        1445000, 813000, 742000, 1399000, 826000]
+
+
+def test_r44_every_ms_of_the_signal_range_can_come_both_ends_included():
+    for lo, hi in ((600, 601), (600, 603), (1000, 1000)):
+        c = Conduct(signal_min_us=lo * MS, signal_max_us=hi * MS)
+        seen = {signal_delay_us(c, s, 1) // MS for s in range(300)}
+        assert seen == set(range(lo, hi + 1)), (lo, hi)
+
+
+def test_r44_and_r41_conduct_parameters_out_of_range_or_in_parts_of_a_ms_are_refused():
+    for kw in ({"fumble_us": 60001 * MS}, {"signal_min_us": -1 * MS}, {"ignore_us": -MS},
+               {"cap": 0}, {"signal": 2}, {"limit_us": 0}, {"empty": 2},
+               {"repeat_us": 60001 * MS}):
+        with pytest.raises(ValueError):
+            Conduct(**kw)
+    with pytest.raises(ValueError) as e:
+        Conduct(fumble_us=500500)
+    assert "fumble must be whole ms" in str(e.value)
+    assert Conduct(fumble_us=60000 * MS).fumble_us == 60000 * MS      # the top is allowed
+    assert Conduct(signal_min_us=0, ignore_us=0).ignore_us == 0
+
+
+def test_conducts_are_equal_only_when_every_parameter_is():
+    assert Conduct() == Conduct() and not Conduct() != Conduct()
+    for other in (Conduct(1000 * MS), Conduct(400 * MS), Conduct(signal=0),
+                  Conduct(empty=0), Conduct(limit_us=2 * S)):
+        assert other != Conduct() and Conduct() != other
+        assert not other == Conduct() and not Conduct() == other
+    assert Conduct() != "conduct"
+
+
+# ---- the pipeline's edges --------------------------------------------------------------
+
+def test_the_match_settles_a_press_only_once_its_window_has_passed():
+    m = Log(race_layout(), Conduct())
+    m.press(10_000, 0, B)
+    m.tick(10_000 + 1999)
+    assert m.out == []
+    m.tick(10_000 + 2000)
+    assert [o[0] for o in m.out] == [M.APPLIED]
+
+
+def test_saying_spit_twice_is_refused_quietly():
+    g = Game(3)
+    m = Log(g, Conduct())
+    m.press(1000, 0, A)
+    m.press(2000, 0, B)                                # again: "already said spit"
+    m.tick(10_000)
+    assert [(o[0], o[4]) for o in m.out] == [(M.APPLIED, None), (M.QUIET, "already said spit")]
+
+
+def test_r44_a_slap_touched_at_the_signals_own_stamp_is_no_false_start():
+    m = slap_round()
+    m.press(m.signal_t, 1, A)
+    m.tick(m.signal_t + 3 * MS)
+    assert m.out[-1][0] == M.APPLIED and m.false_starts == [0, 0]
+
+
+def test_r26_nobody_slapped_two_piles_each_takes_the_pile_they_started_whoever_has_the_tie():
+    for prio in (0, 1):
+        m = slap_round()
+        m.game.tie_priority = prio
+        m.tick(m.signal_t)
+        m.tick(m.deadline + 3 * MS)
+        assert m.game.last_round["slap"] == [0, 0], prio
+        assert m.out[-1][0] == M.APPLIED and m.out[-1][2] is m.auto
+
+
+def test_r26_a_slap_touched_after_the_table_s_own_is_too_late_even_the_same_slap():
+    m = slap_round()
+    m.tick(m.signal_t)
+    d = m.deadline
+    m.tick(d - 1)
+    assert m.press(d + 1 * MS, 0, A) == M.QUEUED          # ("slap", 0, 0): the auto's twin
+    m.tick(d + 5 * MS)
+    kinds = [o[0] for o in m.out[1:]]
+    assert kinds == [M.APPLIED, M.TOO_LATE]
+    assert m.out[-1][2] == m.auto and m.out[-1][2] is not m.auto
+
+
+def test_after_a_round_ends_the_slap_timers_do_nothing():
+    m = slap_round()
+    m.tick(m.signal_t)
+    m.press(m.signal_t + 300 * MS, 0, A)
+    m.tick(m.signal_t + 310 * MS)
+    assert m.ended and m.game.phase == READY
+    n = len(m.out)
+    assert m.tick(m.deadline + 10 * MS) is False and len(m.out) == n
+    assert m.due_us() is None
