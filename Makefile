@@ -71,7 +71,7 @@ mutate: $(STAMP) $(MUTATE_STAMP) ## mutation testing (FILES=, SAMPLE=, JOBS=, SE
 # Regenerate the golden playthrough transcripts and the golden screens (only when a rule
 # or picture change is intended).
 golden: $(STAMP) ## rewrite the golden transcripts and screens (an intended change only)
-	$(HEADLESS) $(PY) -m pytest -q tests/test_golden.py tests/test_emulator_golden.py --regen-golden
+	$(HEADLESS) $(PY) -m pytest -q tests/rules/test_golden.py tests/emulator/test_emulator_golden.py --regen-golden
 
 clean: ## remove .venv, build/ and the test caches
 	rm -rf $(VENV) build .pytest_cache .hypothesis
@@ -187,7 +187,7 @@ chromium: ## install Debian's chromium for the browser tests if missing
 	  exit 1; }; }
 
 web-test: $(STAMP) web chromium ## only the browser build's tests
-	$(HEADLESS) $(PY) -m pytest -q tests/test_web_ports.py tests/test_web_build.py tests/test_web_browser.py
+	$(HEADLESS) $(PY) -m pytest -q tests/web/test_web_ports.py tests/web/test_web_build.py tests/web/test_web_browser.py
 
 # Frames per second and step time in headless Chromium (a table; docs/BENCHMARKS.md).
 bench-web: $(STAMP) web chromium ## the browser's table (part of bench)

@@ -3,7 +3,7 @@
 The emulator runs ``firmware``'s app unchanged, and the app draws into a
 ``framebuf.FrameBuffer``. On the desktop there is no C ``framebuf``, so this module
 provides one that writes *the same bytes* into the caller's buffer as MicroPython's
-``extmod/modframebuf.c`` does (the parity test in ``tests/test_framebuf_standin.py``
+``extmod/modframebuf.c`` does (the parity test in ``tests/emulator/test_framebuf_standin.py``
 runs random drawing sequences under the real interpreter and compares).
 
 What matches the device, deliberately:

@@ -7,7 +7,7 @@
 The art is the source: each section ("# BIG (10 rows):", "# SMALL (5 rows):",
 "# MED (7 rows):", "# SUIT (5 rows) ...") holds blocks of glyphs, a line of quoted labels, then one line
 per row, '#' for a lit pixel. A glyph's columns become bytes (bit y = row y, as
-MONO_VLSB); BIG takes two bytes a column. tests/test_view_screens.py checks that the
+MONO_VLSB); BIG takes two bytes a column. tests/firmware/test_view_screens.py checks that the
 bytes are the art.
 """
 import re

@@ -87,7 +87,7 @@ def tests_for(path, files_cfg, root=ROOT):
         return list(entry["tests"])
     module = path[:-3].replace("/", ".")
     found = []
-    for t in sorted((root / "tests").glob("test_*.py")):
+    for t in sorted((root / "tests").rglob("test_*.py")):
         if module in t.read_text(encoding="utf-8"):
             found.append(t.relative_to(root).as_posix())
     return found

@@ -1,7 +1,7 @@
 # Runs unchanged under CPython and MicroPython: one game of the firmware app on fake
 # ports (a scripted player 0 through the input port, the CPU seat as player 1), then
 # prints digests of the final table, the recording and the screen. The two
-# interpreters must print the same lines (tests/test_app_replay.py).
+# interpreters must print the same lines (tests/firmware/test_app_replay.py).
 # usage: app_game.py SEED LEVEL
 import sys
 from binascii import crc32

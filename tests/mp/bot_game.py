@@ -1,7 +1,7 @@
 # CPU-vs-CPU games to the end through Pad -> Arbiter -> Game (shared_rules.selfplay),
 # one summary line per game (every count, a hash of every press and of the final
 # hands). Run under MicroPython and CPython alike; the output must be identical
-# (tests/test_bot.py):
+# (tests/rules/test_bot.py):
 #   MICROPYPATH=. .venv/bin/micropython -X heapsize=150K tests/mp/bot_game.py [GAME ...]
 #   PYTHONPATH=. .venv/bin/python tests/mp/bot_game.py [GAME ...]
 # GAME is seed:levelA:levelB:rules (rules: standard, points or manual), e.g.

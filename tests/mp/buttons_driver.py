@@ -1,6 +1,6 @@
 # Drives firmware/hw/buttons.py against a fake `machine` and a test-controlled clock.
 # Runs under the real MicroPython unix interpreter and under CPython alike; prints one
-# line per case, "RESULT <json>", which tests/test_buttons_mpy.py parses and checks.
+# line per case, "RESULT <json>", which tests/hw/test_buttons_mpy.py parses and checks.
 #
 #   MICROPYPATH=<repo> micropython -X heapsize=150K tests/mp/buttons_driver.py [case ...]
 #   PYTHONPATH=<repo>  python tests/mp/buttons_driver.py [case ...]

@@ -1,7 +1,7 @@
 # Feeds firmware/hw/buttons_pio.py's PioCapture the words its sampler pushes, without a
 # PIO: a fake DMA ring, the ring channel's transfer count, FDEBUG, the clock. Runs under
 # the real MicroPython unix interpreter (the handler's work under heap_lock) and under
-# CPython; prints one "RESULT <json>" line per case for tests/test_buttons_pio_stream.py.
+# CPython; prints one "RESULT <json>" line per case for tests/hw/test_buttons_pio_stream.py.
 #
 #   MICROPYPATH=<repo> micropython -X heapsize=150K tests/mp/pio_stream_driver.py
 #   PYTHONPATH=<repo>  python tests/mp/pio_stream_driver.py

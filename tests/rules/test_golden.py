@@ -10,7 +10,7 @@ import pytest
 from shared_rules.game import Rules
 from shared_rules.transcript import playthrough
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 CASES = {
     "standard_seed0": (0, Rules()),
     "manual_flip_seed5": (5, Rules(manual_flip=True)),

@@ -1,5 +1,5 @@
 """One or more tests per rule of RULES.md, named after the rule (R1-R42; R41, the
-fumble, is the device's conduct: tests/test_app_fumble.py).
+fumble, is the device's conduct: tests/firmware/test_app_fumble.py).
 
 Scenarios are built with Game.from_layout from card names (tests/helpers.py): stockpiles
 are five strings per player, bottom card first; piles likewise.

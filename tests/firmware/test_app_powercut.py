@@ -8,7 +8,7 @@ from desktop_emulator import framebuf
 from firmware import app as A
 from host.rig import Rig
 from firmware.hw.storage import FileStorage
-from tests.test_storage_file import FakeFlash, PowerCut
+from tests.firmware.test_storage_file import FakeFlash, PowerCut
 
 SEED = 21
 

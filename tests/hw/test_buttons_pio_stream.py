@@ -1,7 +1,7 @@
 """The PIO capture's handler on the words its sampler pushes, without a PIO
 (tests/mp/pio_stream_driver.py: a fake DMA ring, transfer count, FDEBUG and clock),
 under the real MicroPython unix interpreter (with the heap locked, as in a hard IRQ) and
-under CPython. The state machine and DMA themselves: tests/test_pico_buttons.py."""
+under CPython. The state machine and DMA themselves: tests/pico/test_pico_buttons.py."""
 import json
 import os
 import subprocess

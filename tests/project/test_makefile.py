@@ -62,4 +62,4 @@ def test_test_fast_leaves_out_exactly_the_registered_slow_tiers():
 def test_golden_regenerates_the_transcripts_and_the_screens():
     m = re.search(r"^golden:.*\n\t(.*)$", TEXT, re.M)
     assert m and "--regen-golden" in m.group(1)
-    assert "tests/test_golden.py" in m.group(1) and "tests/test_emulator_golden.py" in m.group(1)
+    assert "tests/rules/test_golden.py" in m.group(1) and "tests/emulator/test_emulator_golden.py" in m.group(1)

@@ -18,7 +18,7 @@ import pytest
 
 pytestmark = pytest.mark.mp
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "tests" / "mp" / "buttons_driver.py"
 MICROPYTHON = Path(sys.executable).parent / "micropython"
 PERIOD = 1 << 30

@@ -21,7 +21,7 @@ sys.path.pop(0)
 
 BUTTONS = (2, 3, 14, 15)
 # The self-test's table and the left of its bottom line ("PIO DROP 0"); the right end
-# shows the jumper timing check, timed by the board (tests/test_pico_buttons.py).
+# shows the jumper timing check, timed by the board (tests/pico/test_pico_buttons.py).
 TABLE = 896 + 40
 MPREMOTE = [sys.executable, "-m", "mpremote"]
 
@@ -53,7 +53,7 @@ def test_repl_tools_on_a_board_running_the_game(pico_firmware, pico_files):
 
 
 def test_self_test_runs_through_mpremote_on_a_running_board(pico_firmware, pico_files):
-    from tests.test_pico_board import FakeCapture, FakeDisplay
+    from tests.pico.test_pico_board import FakeCapture, FakeDisplay
     from firmware.selftest import SelfTest
     table = FakeDisplay()                  # what the self-test shows: every button up
     t = SelfTest(table, FakeCapture([False] * 4, [0] * 4), None, 0)

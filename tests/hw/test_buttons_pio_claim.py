@@ -3,7 +3,7 @@ fake `rp2` (PIO blocks, state machines, DMA channels), `uctypes` and `machine` m
 that deliver the calibrator's timer reads and the sampler's words only where the real
 chip would (a DMA channel paced by the DREQ of that state machine's RX FIFO, the µs
 timer of the chip the firmware runs on), and raise the PIO interrupt only while its
-handler is attached. What the real state machine and DMA do: tests/test_pico_buttons.py
+handler is attached. What the real state machine and DMA do: tests/pico/test_pico_buttons.py
 (the emulated RP2040)."""
 import sys
 import time
@@ -14,7 +14,7 @@ import pytest
 
 from firmware.boards import pico as board
 from firmware.hw.buttons_pio import CaptureUnavailable, PioCapture, calibrator_delays, plan
-from tests.test_buttons_pio_plan import fake_rp2
+from tests.hw.test_buttons_pio_plan import fake_rp2
 
 PIO_BASE = (0x50200000, 0x50300000)
 DMA_BASE = 0x50000000

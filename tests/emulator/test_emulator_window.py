@@ -16,7 +16,7 @@ from desktop_emulator import cli, display, session
 from desktop_emulator import replays
 from desktop_emulator.clock import SimClock
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

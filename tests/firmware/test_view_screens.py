@@ -236,7 +236,7 @@ def _art(section):
     """The art comments of font.py for one section, {char: [rows]}, read by the font
     generator's own parser (what is checked is that the bytes say what the art says)."""
     spec = importlib.util.spec_from_file_location(
-        "gen_font", Path(__file__).resolve().parent.parent / "tools" / "gen_font.py")
+        "gen_font", Path(__file__).resolve().parents[2] / "tools" / "gen_font.py")
     gen_font = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen_font)
     return gen_font.parse(Path(font.__file__).read_text(), section)
@@ -362,7 +362,7 @@ def test_feedback_fits_its_corner():
 def test_the_font_generator_reproduces_the_bytes_from_the_art():
     import subprocess
     import sys
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     p = subprocess.run([sys.executable, str(root / "tools" / "gen_font.py"), "--check"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr

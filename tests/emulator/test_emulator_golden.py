@@ -2,7 +2,7 @@
 for pixel with what the emulator draws now. A change to the view or the app that
 changes a screen fails here; if the change is intended, regenerate them with
 
-    .venv/bin/python -m pytest tests/test_emulator_golden.py --regen-golden
+    .venv/bin/python -m pytest tests/emulator/test_emulator_golden.py --regen-golden
 
 and look at the new PNGs before committing them. Each OLED pixel is a 4x4 square in
 the emulator's colours (display.ON / display.OFF)."""
@@ -14,7 +14,7 @@ import pytest
 
 from desktop_emulator import display, framebuf, screens
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "screens"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "screens"
 SCALE = 4
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "RULES.md"
 PAGE = ROOT / "docs" / "RULES.md"
 HOW = ROOT / "docs" / "HOW_TO_PLAY.md"

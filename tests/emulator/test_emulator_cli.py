@@ -17,7 +17,7 @@ from desktop_emulator import cli, session
 from desktop_emulator import loops, replays, window
 from desktop_emulator.clock import TICKS_PERIOD, ticks_diff
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STATE = re.compile(r"^state [0-9a-f]{40} frame [0-9a-f]{40}$")
 
 
