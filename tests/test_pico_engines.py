@@ -38,6 +38,9 @@ def test_a_round_played_on_the_pico_replays_identically_on_the_app_engine(tmp_pa
     assert pico[0].startswith("screen=summary phase=ready round=2")
     text = rec.read_text()
     assert "engine=pico" in text and text.count("\nbutton ") > 40
+    # What the board played under (the fumble, the slap signal): without it the app
+    # engine would replay the round with neither.
+    assert "\nconduct fumble=500 " in text and " signal=1 " in text
     code, app = run_cli("--replay", str(rec), "--headless", "--until", "round", "--print-state")
     assert code == 0
     assert state_of(app) == state_of(pico)

@@ -353,6 +353,8 @@ class PicoMachine:
                 " r = a.replay.rules\n"
                 " print('rules points=%d manual_flip=%d target=%d' % (r.points, r.manual_flip,"
                 " r.target))\n"
+                " if a.replay.conduct is not None:\n"
+                "  print(a.replay.conduct.format())\n"
                 " for rec in a.replay.records:\n"
                 "  print(' '.join([str(x) for x in rec]))\n")
         out = p.exec(code, guest_ms=20000, wall_s=self._wall_left())
