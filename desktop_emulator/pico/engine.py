@@ -35,6 +35,15 @@ from host.state import state_line, summary_line
 KEY_HOLD_US = 30000          # the shortest press a key makes on the board's pins
 HOLD_US = 50000              # how long a replayed press keeps the contact closed
 MIN_GAP_US = 12000           # > the firmware's 10 ms debounce lock-out
+# Where inside its recorded microsecond a replayed contact closes. The board stamps a
+# press with the time of the PIO sample that saw it (0-136 ns after the pin changed)
+# less the 2-cycle input synchroniser (which rp2040js does not model), on a µs grid its
+# calibration places to within a few cycles. A contact closing exactly on a µs boundary
+# was stamped 1 µs early whenever its sample fell within those cycles of the boundary,
+# and which presses did depended on the sampling loop's phase against the timer, that
+# is on how long the firmware took to start (a press made just as a fumble's dead time
+# ended then fell inside it). 0.4 µs in, every press gets its recorded stamp.
+EDGE_PHASE_NS = 400
 REPLAY_TAIL_US = 1000000    # a replay runs this long past its last recorded frame (a save, a slow frame)
 BOOT_MS = 3000               # guest time the board may take to reach its title screen
 STATUS = re.compile(rb"spit: ([^\r\n]*)\r?\n")
@@ -110,7 +119,7 @@ class PicoMachine(Engine):
     """The firmware on the emulated Pico, behind the engine interface (host.engine)."""
 
     def __init__(self, firmware, display=None, sound=None, keyboard=None, buttons=board.BUTTONS,
-                 start_near_wrap=False, wall_limit_s=600.0):
+                 start_near_wrap=False, wall_limit_s=600.0, start_spin=0):
         self.buttons = tuple(buttons)
         self.gpio = button_gpios(self.buttons)
         lead = 2 * S // US                    # as the desktop's --start-near-wrap
@@ -135,6 +144,9 @@ class PicoMachine(Engine):
         self._window_ns = 0
         self._down_ns = {}
         self.on_status = None        # callback(t_ns, status line) for tools and tests
+        # Loop turns the board spins before it runs the game: a start-up that costs
+        # more, as another firmware's would (tests: a replay must not depend on it).
+        self.start_spin = start_spin
 
     #: No pause button on the board (a player holds A and B); Esc freezes the emulator.
     has_pause_button = False
@@ -194,7 +206,7 @@ class PicoMachine(Engine):
         if edges and t0 + edges[0][0] * US < self.pico.t_ns:
             raise DeviceError("the replay's first press comes %d µs after its start, before "
                               "the board could be told of it" % edges[0][0])
-        self._edges = [(t0 + dt * US, g, lv) for dt, g, lv in edges]
+        self._edges = [(t0 + dt * US + EDGE_PHASE_NS, g, lv) for dt, g, lv in edges]
         last = loaded.frames[-1][0] if loaded.frames else loaded.start_t
         self._replay_end_ns = t0 + (ticks_diff(last, loaded.start_t) + REPLAY_TAIL_US) * US
         self.pico.schedule(self._edges)
@@ -203,8 +215,9 @@ class PicoMachine(Engine):
         self.pico.interrupt(wall_s=self._wall_left())
         self.pico.enter_raw(soft_reset=True, wall_s=self._wall_left())
         self.app = DeviceApp()
-        self.pico.exec_start("import firmware.main as m\nm.run(start=%s)\n" % json.dumps(start),
-                             wall_s=self._wall_left())
+        spin = "for _ in range(%d): pass\n" % self.start_spin if self.start_spin else ""
+        self.pico.exec_start(spin + "import firmware.main as m\nm.run(start=%s)\n"
+                             % json.dumps(start), wall_s=self._wall_left())
         self._wait_status(lambda: self.app.start_t is not None, BOOT_MS, "the game to start")
 
     # ---- running --------------------------------------------------------------------
