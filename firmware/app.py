@@ -56,6 +56,7 @@ SAVE_DELAY_US = const(400000)
 # room set their own (the emulator records whole games).
 RECORD_LIMIT = const(16384)
 
+# Button names the ports may use, to the pad's codes (the letters: shared_rules.pad).
 BUTTON_CODES = {"A": A, "B": B, "L": LEFT, "R": RIGHT, "U": UP, "D": DOWN,
                 "LEFT": LEFT, "RIGHT": RIGHT, "UP": UP, "DOWN": DOWN, "PAUSE": PAUSE_BUTTON}
 _NO_SEATS = (HumanSeat(0), HumanSeat(1))

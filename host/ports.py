@@ -6,11 +6,11 @@
 import json
 
 from shared_rules.arbiter import ticks_diff, ticks_add
+from shared_rules.pad import BUTTON_NAMES
 
 W = 128
 H = 64
 BUF_LEN = W * H // 8
-BUTTON_NAMES = ("A", "B", "L", "R", "U", "D")    # the pad's button codes 0-5 by name
 
 
 class ScriptInput:

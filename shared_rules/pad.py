@@ -19,6 +19,8 @@ RIGHT = 3
 UP = 4
 DOWN = 5
 
+BUTTON_NAMES = ("A", "B", "L", "R", "U", "D")    # each button code's name, by code
+
 TWO_BUTTON = 2
 SIX_BUTTON = 6
 

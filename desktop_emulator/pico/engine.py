@@ -47,7 +47,6 @@ EDGE_PHASE_NS = 400
 REPLAY_TAIL_US = 1000000    # a replay runs this long past its last recorded frame (a save, a slow frame)
 BOOT_MS = 3000               # guest time the board may take to reach its title screen
 STATUS = re.compile(rb"spit: ([^\r\n]*)\r?\n")
-BUTTON_CODES = {"A": 0, "B": 1}
 
 
 def button_gpios(buttons=board.BUTTONS):

@@ -29,14 +29,9 @@ LAZY = {TITLE: "title", SUMMARY: "summary", OVER: "over", PAUSE: "pause",
 
 DEMO_LEVELS = (3, 2)      # the attract mode's CPUs: hard (player 0) against normal
 
-# The pad's button codes (shared_rules.pad) and a pause button of its own (the
-# emulator's Esc; on the device, hold A+B of a pad).
-A = const(0)
-B = const(1)
-LEFT = const(2)
-RIGHT = const(3)
-UP = const(4)
-DOWN = const(5)
+# The pad's button codes (one home: shared_rules.pad) and a pause button of its own
+# (the emulator's Esc; on the device, hold A+B of a pad).
+from shared_rules.pad import A, B, LEFT, RIGHT, UP, DOWN  # noqa: E402,F401
 PAUSE_BUTTON = const(6)
 
 
