@@ -849,3 +849,27 @@ def test_r40_below_is_uniform_by_rejection_exactly_as_specified():
     for bad in (0, -3, 1 << 22, 3 << 30):            # beyond what stays in small ints
         with pytest.raises(ValueError):
             Rng(1).below(bad)
+
+
+def test_r40_the_games_digest_is_pinned_for_every_part_of_the_state():
+    # A recording keeps Game.digest() at every round's end and a replay compares it
+    # (R40): pinned, so that a change to what it covers or how it mixes shows here.
+    g = Game(3)
+    assert g.digest() == 9446320
+    g.apply(("spit", 0))
+    assert g.digest() == 14791473                     # said
+    g.apply(("spit", 1))
+    assert g.digest() == 3058073                      # piles, hands, phase
+    h = Game(11, Rules(points=True))
+    h.scores = [7, 300]
+    assert h.digest() == 15789932                     # scores
+    s = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"))
+    s.down[1][1] = True
+    assert s.digest() == 10553557                     # a face-down stockpile
+    s.apply(("play", 0, 0, 0))
+    assert (s.phase, s.ending) == (SLAP, {"end": "out", "out": 0}) and s.digest() == 1155200
+    o = Game(5)
+    o.winner = 1
+    o.phase = OVER
+    assert o.digest() == 9333535                      # the winner
