@@ -26,12 +26,17 @@ class ScriptInput:
     def push(self, t, player, button, down=True):
         if isinstance(button, int) and 0 <= button < len(BUTTON_NAMES):
             button = BUTTON_NAMES[button]
+        return self.queue_event((t, player, button, down))
+
+    def queue_event(self, e):
+        """Insert event e in stamp order (after any with the same stamp)."""
         q = self.queue
-        e = (t, player, button, down)
+        t = e[0]
         i = len(q)
         while i > 0 and ticks_diff(q[i - 1][0], t) > 0:
             i -= 1
         q.insert(i, e)
+        return e
 
     def press(self, t, player, button, hold_us=60000):
         self.push(t, player, button, True)

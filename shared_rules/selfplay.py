@@ -128,18 +128,8 @@ def play(seed, levels, rules=None, start_us=0, window_us=2000, max_us=MAX_US,
     while game.phase != OVER:
         nxt = -1
         for b in bots:
-            d = b.due_us()
-            if d is not None:
-                dt = ticks_diff(d, now)
-                c = T + (dt if dt > 0 else 0)
-                if nxt < 0 or c < nxt:
-                    nxt = c
-        d = table.due_us()
-        if d is not None:
-            dt = ticks_diff(d, now)
-            c = T + (dt if dt > 0 else 0)
-            if nxt < 0 or c < nxt:
-                nxt = c
+            nxt = _sooner(nxt, b.due_us(), now, T)
+        nxt = _sooner(nxt, table.due_us(), now, T)
         if pending:
             c = min(pending) + window_us
             if nxt < 0 or c < nxt:
@@ -221,6 +211,15 @@ def play(seed, levels, rules=None, start_us=0, window_us=2000, max_us=MAX_US,
     st["over"] = game.phase == OVER
     st["violations"] = bad
     return st
+
+
+def _sooner(nxt, due, now, T):
+    """The earlier of nxt (simulated µs since the start, -1: none) and a due tick."""
+    if due is None:
+        return nxt
+    dt = ticks_diff(due, now)
+    c = T + (dt if dt > 0 else 0)
+    return c if nxt < 0 or c < nxt else nxt
 
 
 def _after_settle(table, phase0, round0, now, st, bad):

@@ -7,8 +7,8 @@
 # (e.timeStamp shares its origin); the app's ticks are microseconds wrapping at 2**30
 # like MicroPython's time.ticks_us().
 
-from shared_rules.arbiter import ticks_diff, TICKS_PERIOD
-from host.ports import Panel, W, H
+from shared_rules.arbiter import TICKS_PERIOD
+from host.ports import Panel, ScriptInput, W, H
 
 TICKS_MASK = TICKS_PERIOD - 1
 #: The game clock moves at most this much between two animation frames: a longer gap
@@ -104,7 +104,7 @@ class WebClock:
         return (self.start + self.elapsed_at(raw)) & TICKS_MASK
 
 
-class WebInput:
+class WebInput(ScriptInput):
     """The input port of the page: keys and on-screen pads become button events
     ``(t_us, player, button, down)`` stamped from the event's own e.timeStamp, queued
     in stamp order (like the IRQ ring buffer) and drained once the clock has reached
@@ -199,29 +199,11 @@ class WebInput:
         if len(q) >= self.ring:
             self.dropped += 1    # the app sees the count grow and says so
             return
-        t = self.clock.stamp(raw)
-        e = (t, player, button, down)
-        i = len(q)
-        while i > 0 and ticks_diff(q[i - 1][0], t) > 0:
-            i -= 1
-        q.insert(i, e)
+        e = self.queue_event((self.clock.stamp(raw), player, button, down))
         log = self.log
         log.append(e)
         if len(log) > 32:
             del log[:16]
-
-    def drain(self, out=None):
-        if out is None:
-            out = []
-        now = self.clock.ticks_us()
-        q = self.queue
-        k = 0
-        while k < len(q) and ticks_diff(q[k][0], now) <= 0:
-            out.append(q[k])
-            k += 1
-        if k:
-            del q[:k]
-        return out
 
 
 class WebDisplay(Panel):
