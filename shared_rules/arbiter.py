@@ -178,8 +178,8 @@ class Arbiter:
 def _same_instant(a, b):
     """Queue entries a, b (b touched no earlier) at one instant: equal stamps (R21), or
     within the bound of a stamp converted from a linked peer's clock (R43)."""
-    d = ticks_diff(b[0], a[0])
-    return d == 0 or (d <= a[4] or d <= b[4])
+    d = ticks_diff(b[0], a[0])          # >= 0: the queue is sorted by stamp
+    return d <= a[4] or d <= b[4]
 
 
 def _index(x, n):

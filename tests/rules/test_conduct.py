@@ -7,6 +7,7 @@ import pytest
 from shared_rules import match as M
 from shared_rules import selfplay
 from shared_rules.arbiter import Arbiter, BEATEN, TICKS_PERIOD
+from shared_rules.cards import card
 from shared_rules.conduct import (Conduct, Fumbles, signal_delay_us, FUMBLE_US,
                                   SIGNAL_MIN_US, SIGNAL_MAX_US, SLAP_IGNORE_US,
                                   SLAP_LIMIT_US)
@@ -458,3 +459,51 @@ def test_after_a_round_ends_the_slap_timers_do_nothing():
     n = len(m.out)
     assert m.tick(m.deadline + 10 * MS) is False and len(m.out) == n
     assert m.due_us() is None
+
+
+def test_r43_the_bound_of_either_press_makes_the_tie_the_earlier_or_the_later():
+    # The converted (remote) stamp may be the earlier or the later of the two.
+    for remote_first in (True, False):
+        g = race_layout()
+        g.tie_priority = 1
+        arb = Arbiter(g, window_us=20 * MS)
+        if remote_first:
+            arb.press(("play", 1, 0, 0), 10_000, bound_us=20)
+            arb.press(("play", 0, 0, 0), 10_015)
+        else:
+            arb.press(("play", 0, 0, 0), 10_000)
+            arb.press(("play", 1, 0, 0), 10_015, bound_us=20)
+        res = arb.settle(50 * MS)
+        assert [a[1] for a, t, r in res if r is None] == [1] and arb.ties == 1, remote_first
+
+
+def test_the_arbiters_window_is_2_ms_by_default():
+    g = race_layout()
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 10_000)
+    assert arb.settle(10_000 + 1999) == [] and arb.pending() == 1
+    assert arb.settle(10_000 + 2000)[0][2] is None
+
+
+def test_a_spit_counts_as_its_own_players_action_for_a_lost_race():
+    # R20: a refused press is "beaten" only if the *other* player acted just before it.
+    # Player 1 says Spit long before player 0 does; player 0's second press on a card
+    # it has just played is then its own mistake, not a race lost to player 1.
+    g = layout(["5C", "KC", E, E, E], ["10D", E, E, E, E], [], hands=("2H 6S", "3H 9D"))
+    arb = Arbiter(g)
+    arb.press(("spit", 1), 1000)
+    arb.press(("spit", 0), 400_000)
+    arb.settle(410_000)
+    assert g.phase == PLAY and g.piles[0][-1] == card("6S")
+    arb.press(("play", 0, 0, 0), 500_000)
+    arb.press(("play", 0, 0, 0), 500_001)     # legal when pressed, not once the first lands
+    res = arb.settle(510_000)
+    assert [r for a, t, r in res] == [None, "stockpile empty"] and arb.races == 0
+
+
+def test_conduct_bounds_at_their_edges():
+    with pytest.raises(ValueError):
+        Conduct(repeat_us=-MS)
+    assert Conduct(limit_us=600000 * MS).limit_us == 600000 * MS
+    with pytest.raises(ValueError):
+        Conduct(limit_us=600001 * MS)
