@@ -507,3 +507,29 @@ def test_conduct_bounds_at_their_edges():
     assert Conduct(limit_us=600000 * MS).limit_us == 600000 * MS
     with pytest.raises(ValueError):
         Conduct(limit_us=600001 * MS)
+
+
+def test_the_outcome_kinds_are_distinct():
+    kinds = (M.APPLIED, M.BEATEN_TO_IT, M.FUMBLE, M.FALSE_START, M.TOO_LATE, M.REFUSED,
+             M.QUIET)
+    assert len(set(kinds)) == len(kinds)
+    presses = (M.ENDED, M.DEAD, M.MOVED, M.QUEUED, M.IGNORED)
+    assert len(set(presses)) == len(presses)
+
+
+def test_r41_a_refused_flip_is_a_fumble_not_a_quiet_refusal():
+    from shared_rules.game import Rules
+    from shared_rules.pad import SIX_BUTTON, DOWN
+    g = layout(["5C", "9D", E, E, E], ["5H", E, E, E, E], ["6S", "KD"], hands=("2C", "3D"),
+               rules=Rules(manual_flip=True))
+    m = Log(g, Conduct(), scheme=SIX_BUTTON)
+    m.press(1000, 0, DOWN)                              # flip 5C: it is face up already
+    m.tick(10_000)
+    assert [(o[0], o[4]) for o in m.out] == [(M.FUMBLE, "already face up")]
+
+
+def test_r44_the_tick_that_shows_the_signal_says_the_state_changed():
+    m = slap_round()
+    assert m.tick(m.signal_t - 1) is False
+    assert m.tick(m.signal_t) is True and m.signals == [m.signal_t]
+    assert m.tick(m.signal_t + 1) is False
