@@ -122,9 +122,8 @@ def divergence(loaded, replayed, finished):
                     "(recorded %06x, replayed %06x): it is not the game it recorded" % (
                         want[k][0], want[k][1], replayed[k][1]))
     if finished and len(replayed) < len(want):
-        return ("the replay diverged from its recording: it ended in round %d, the "
-                "recording went on to round %d" % (
-                    replayed[-1][0] if replayed else 1, want[-1][0]))
+        return ("the replay diverged from its recording: it never reached the end of "
+                "round %d, which the recording did" % want[len(replayed)][0])
     return None
 
 

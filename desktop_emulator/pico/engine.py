@@ -342,14 +342,29 @@ class PicoMachine(Engine):
                 "print(json.dumps({'snap': g.snapshot() if g else None, 'cpu': a.cpu,"
                 " 'resume': a.replay_snapshot, 'lost': getattr(a.replay.records, 'lost', 0)"
                 " if a.replay else 0, 'seed': a.replay.seed if a.replay else 0}))\n"
+                # Line by line: after a long game the board's heap has no room for the
+                # whole text at once.
                 "if a.replay:\n"
-                " print(a.replay.format())\n")
+                " r = a.replay.rules\n"
+                " print('rules points=%d manual_flip=%d target=%d' % (r.points, r.manual_flip,"
+                " r.target))\n"
+                " if a.replay.conduct is not None:\n"
+                "  print(a.replay.conduct.format())\n"
+                " for rec in a.replay.records:\n"
+                "  if rec[0] == 'digest':\n"
+                "   print('digest %d %d %06x' % (rec[1], rec[2], rec[3]))\n"
+                "  else:\n"
+                "   print(' '.join([str(x) for x in rec]))\n")
         out = p.exec(code, guest_ms=20000, wall_s=self._wall_left())
         lines = out.replace("\r", "").split("\n")
         info = json.loads(lines[0])
         # The board's recording in the replay format (shared_rules.replay), as the app
-        # engine writes it: the seed, the rules, the conduct and every record.
-        info["records"] = [x for x in lines[1:] if x.strip()]
+        # engine writes it: the magic line and the seed, then what the board printed
+        # (the rules, the conduct and every record).
+        from shared_rules.replay import MAGIC, VERSION
+        body = [x for x in lines[1:] if x.strip()]
+        info["records"] = (["%s %d" % (MAGIC, VERSION), "seed %d" % info["seed"]] + body
+                           if body else [])
         self._finished = info
         return info
 

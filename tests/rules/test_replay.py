@@ -162,3 +162,14 @@ def test_r40_digest_records_round_trip():
     text = rp.format()
     assert "digest 20 2 abcdef\n" in text
     assert parse(text) == rp
+
+
+def test_r40_a_replay_that_stops_short_of_a_recorded_round_end_has_diverged():
+    from host.replays import LoadedReplay, divergence
+    loaded = LoadedReplay(None, 0, [], None, {}, [(1, 0x111111), (2, 0x222222)])
+    assert divergence(loaded, [(1, 0x111111), (2, 0x222222)], True) is None
+    assert divergence(loaded, [(1, 0x111111)], False) is None       # not played to its end
+    why = divergence(loaded, [(1, 0x111111)], True)
+    assert "never reached the end of round 2" in why
+    why = divergence(loaded, [(1, 0x111112)], False)
+    assert "at the end of round 1" in why and "111111" in why and "111112" in why
