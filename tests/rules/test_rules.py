@@ -873,3 +873,32 @@ def test_r40_the_games_digest_is_pinned_for_every_part_of_the_state():
     o.winner = 1
     o.phase = OVER
     assert o.digest() == 9333535                      # the winner
+
+
+def test_r42_player_0_reaching_exactly_the_target_ends_the_game_too():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"), rules=Rules(points=True, target=10))
+    g.scores = [8, 0]                                  # player 0 reaches 8 + 2 = 10 exactly
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.phase == OVER and g.scores == [10, 4] and g.winner == 1
+
+
+def test_r36_a_standard_game_scores_no_points():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"))
+    g.apply(("play", 0, 0, 0))
+    g.apply(("slap", 1, 1))
+    assert g.last_round["points"] == [0, 0] and g.scores == [0, 0]
+
+
+def test_r39_bad_layouts_and_decks_are_refused_with_their_reason():
+    with pytest.raises(ValueError) as e:
+        Game.from_layout([[[99], [], [], [], []], [[], [], [], [], []]], [[], []], [])
+    assert "not a card: 99" in str(e.value)
+    for deck in (list(range(51)), list(range(53)), tuple(range(51))):
+        with pytest.raises(ValueError) as e:
+            Game(deck=deck)
+        assert "52 cards" in str(e.value)
+    assert Rules(target=1).target == 1                 # the smallest target there is
+    with pytest.raises(ValueError):
+        Rules(target=0)
