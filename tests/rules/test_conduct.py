@@ -533,3 +533,8 @@ def test_r44_the_tick_that_shows_the_signal_says_the_state_changed():
     assert m.tick(m.signal_t - 1) is False
     assert m.tick(m.signal_t) is True and m.signals == [m.signal_t]
     assert m.tick(m.signal_t + 1) is False
+
+
+def test_a_conduct_shows_its_line_when_printed():
+    assert repr(Conduct()) == "Conduct(%s)" % Conduct().format()
+    assert repr(Conduct()).startswith("Conduct(conduct fumble=500 repeat=3000 ")
