@@ -538,3 +538,13 @@ def test_r44_the_tick_that_shows_the_signal_says_the_state_changed():
 def test_a_conduct_shows_its_line_when_printed():
     assert repr(Conduct()) == "Conduct(%s)" % Conduct().format()
     assert repr(Conduct()).startswith("Conduct(conduct fumble=500 repeat=3000 ")
+
+
+def test_a_spit_refused_for_want_of_spit_cards_is_told_not_crashed_on():
+    # A partial layout can leave nobody spit cards (52 cards never do): the refusal is
+    # an ordinary one, and no slot is looked at for a Spit!.
+    g = layout(["5C", E, E, E, E], ["9H", E, E, E, E], [], hands=("", ""))
+    m = Log(g, Conduct())
+    assert m.press(1000, 0, A) == M.QUEUED
+    m.tick(10_000)
+    assert [(o[0], o[4]) for o in m.out] == [(M.REFUSED, "no spit cards")]

@@ -173,3 +173,13 @@ def test_r40_a_replay_that_stops_short_of_a_recorded_round_end_has_diverged():
     assert "never reached the end of round 2" in why
     why = divergence(loaded, [(1, 0x111112)], False)
     assert "at the end of round 1" in why and "111111" in why and "111112" in why
+
+
+def test_r40_digest_and_seed_records_at_their_edges():
+    top = parse("spit-replay 1\nseed %d\ndigest 5 1 ffffff\n" % ((1 << 30) - 1))
+    assert top.seed == (1 << 30) - 1 and top.records == [("digest", 5, 1, 0xFFFFFF)]
+    for line in ("digest 5 1 1000000", "digest 5 1", "digest 5 1 00ff00 extra",
+                 "digest 5 1 -1"):
+        with pytest.raises(ValueError) as e:
+            parse("spit-replay 1\n%s\n" % line)
+        assert "line 2" in str(e.value), line
