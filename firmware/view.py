@@ -111,20 +111,21 @@ class Message:
             self.seq = (self.seq + 1) & 0xFFFFF
 
 
-def text_width(s):
+def _width(s, chars, widths):
+    # A glyph missing from the font is drawn as a 3-pixel gap; one pixel between glyphs.
     n = 0
     for ch in s:
-        i = font.SMALL_CHARS.find(ch)
-        n += (font.SMALL_W[i] if i >= 0 else 3) + 1
+        i = chars.find(ch)
+        n += (widths[i] if i >= 0 else 3) + 1
     return n - 1 if n else 0
+
+
+def text_width(s):
+    return _width(s, font.SMALL_CHARS, font.SMALL_W)
 
 
 def med_width(s):
-    n = 0
-    for ch in s:
-        i = font.MED_CHARS.find(ch)
-        n += (font.MED_W[i] if i >= 0 else 3) + 1
-    return n - 1 if n else 0
+    return _width(s, font.MED_CHARS, font.MED_W)
 
 
 def big_width(s):

@@ -223,18 +223,11 @@ def test_the_canvas_shows_the_panel_with_square_pixels(site, page):
     wait_debug(page, "d.screen === 'title' && d.steps > 2")
     panel = bytes.fromhex(page.evaluate("window.spit.panelHex()"))
     assert any(panel)
-    seen = page.evaluate("""(() => {
+    k, ky = page.evaluate("""(() => {
         const c = document.getElementById('screen');
-        const k = c.width / 128;
-        const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        const out = [];
-        for (let y = 0; y < 64; y++) for (let x = 0; x < 128; x++) {
-            const o = ((Math.floor(y * k + k / 2) * c.width) + Math.floor(x * k + k / 2)) * 4;
-            out.push(px[o] > 100 ? 1 : 0);
-        }
-        return [k, c.height / 64, out];
+        return [c.width / 128, c.height / 64];
     })()""")
-    k, ky, lit = seen
+    lit = canvas_pixels(page)
     assert k == ky and k == int(k) and k >= 2
     for y in range(64):
         for x in range(128):
