@@ -91,10 +91,12 @@ def _before(a, b):
 class App:
     def __init__(self, ports, scheme=TWO_BUTTON, slap_limit_us=SLAP_LIMIT_US,
                  window_us=WINDOW_US, now_us=0, record_limit=RECORD_LIMIT, defaults=None,
-                 hint=None):
+                 hint=None, house=None):
         """defaults: the settings for a first start (savegame.default_settings() if
         None: two players, standard rules); the emulator starts against the CPU.
-        hint: the title screen's line on the buttons (the emulator names its keys)."""
+        hint: the title screen's line on the buttons (the emulator names its keys).
+        house: a house-rules file's text (firmware/house.py); None: the file beside
+        the storage port's, if there is one."""
         self.ports = ports
         self.on_cpu_press = None         # a host's hook(t, player, button): a CPU pressed
         self.hint = hint                 # None: the title screen's own
@@ -144,7 +146,9 @@ class App:
         # Settings and the saved game.
         self.saved = None
         self.note = ""
+        self.target = 100                # R37's target for a points game
         self._load()
+        self._house(house)
         # The screens, by number; the ones in screens.LAZY only while shown.
         self.screens = [None] * len(NAMES)
         self.screens[GAME] = GameScreen(self)
@@ -415,6 +419,27 @@ class App:
         self.settings = s
         self.saved = saved
         self.note = why or msg or ""
+
+    def _house(self, text):
+        """The house rules, once at power-up: they set the menu's settings (the menu
+        can still change them) and the points target. A bad file changes nothing and
+        the title says which line (house_error: the whole line, for a host)."""
+        import sys
+        from firmware import house
+        rules, err = house.load(self.ports.storage, text)
+        # Read once: the heap has the reader's code back (as a screen's, _unload).
+        sys.modules.pop("firmware.house", None)
+        self.house_error = None if err is None else str(err)
+        if err is not None:
+            self.note = err.note
+            return
+        for key in rules:
+            if key == "target":
+                self.target = rules[key]
+            else:
+                self.settings[key] = rules[key]
+        if rules:
+            self.note = "HOUSE RULES ON"
 
     def flush_save(self):
         """Do a waiting save now (leaving the screens where it was due)."""

@@ -111,7 +111,8 @@ class TitleScreen:
         elif item == HOWTO_ITEM:
             app.go(HOWTO, t)
         elif item == START:
-            rules = Rules(points=bool(s["points"]), manual_flip=bool(s["flip"]))
+            rules = Rules(points=bool(s["points"]), manual_flip=bool(s["flip"]),
+                          target=app.target)
             cpu = (None, s["mode"]) if s["mode"] else (None, None)
             app.new_series()
             app.start_game(t & 0x3FFFFFFF, rules, cpu, t)
