@@ -15,7 +15,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every target that names no file; `make help` lists each with the text after its `##`.
 .PHONY: help setup setup-play test test-fast golden bench bench-emulator bench-firmware \
 	bench-pico bench-web simulate mutate clean play demo wiring firmware-sim deploy repl \
-	device-test pico-setup play-pico pico-sim web web-serve web-test chromium
+	device-test pico-setup play-pico pico-sim web web-serve web-test chromium check-variant
 
 .DEFAULT_GOAL := help
 
@@ -88,6 +88,11 @@ play: $(PLAY_STAMP) ## the game in a window (ARGS= for more options)
 
 demo: $(PLAY_STAMP) ## CPU against CPU in this terminal (P0=, P1=)
 	$(PY) -m desktop_emulator --terminal --p0 $(or $(P0),normal) --p1 $(or $(P1),hard) $(ARGS)
+
+# Does a changed game still keep all 52 cards and refuse illegal plays? Many seeded
+# games against the core, or a pupil's variant file (docs/teachers/CHANGING_THE_GAME.md).
+check-variant: $(PLAY_STAMP) ## check a changed game keeps 52 cards, refuses illegal plays (VARIANT=, GAMES=)
+	$(PY) tools/check_variant.py $(if $(VARIANT),--variant $(VARIANT)) $(if $(GAMES),--games $(GAMES))
 
 bench-emulator: $(STAMP) ## the emulator's table (part of bench)
 	$(HEADLESS) $(PY) tools/bench_emulator.py
