@@ -46,7 +46,7 @@ from shared_rules.game import Game, Rules, PLAY, READY, SLAP, OVER, STOCKPILES  
 from shared_rules.rng import Rng  # noqa: E402
 
 VERBS = ("play", "spit", "fill", "flip", "slap")
-# The rule sets the games take in turn: game k plays RULE_SETS[k % 3].
+# The rule sets the games take in turn: the game of seed s plays RULE_SETS[s % 3].
 RULE_SETS = (("standard", Rules()), ("points", Rules(points=True)),
              ("manual flip", Rules(manual_flip=True)))
 
@@ -281,8 +281,9 @@ def check_game(cls, seed, rules, counts, max_actions):
 def run(cls, games, seed, max_actions, out):
     counts = {"actions": 0, "legal": 0, "refused": 0, "finished": 0, "longest": 0}
     for k in range(games):
-        label, rules = RULE_SETS[k % len(RULE_SETS)]
         s = seed + k
+        # By the seed, so that `--seed S --games 1` plays exactly the game that failed.
+        label, rules = RULE_SETS[s % len(RULE_SETS)]
         try:
             check_game(cls, s, rules, counts, max_actions)
         except Problem as e:
