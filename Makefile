@@ -91,8 +91,9 @@ demo: $(PLAY_STAMP) ## CPU against CPU in this terminal (P0=, P1=)
 
 # Does a changed game still keep all 52 cards and refuse illegal plays? Many seeded
 # games against the core, or a pupil's variant file (docs/teachers/CHANGING_THE_GAME.md).
-check-variant: $(PLAY_STAMP) ## check a changed game keeps 52 cards, refuses illegal plays (VARIANT=, GAMES=)
-	$(PY) tools/check_variant.py $(if $(VARIANT),--variant $(VARIANT)) $(if $(GAMES),--games $(GAMES))
+check-variant: $(PLAY_STAMP) ## check a changed game keeps 52 cards, refuses illegal plays (VARIANT=, HOUSE=, GAMES=)
+	$(PY) tools/check_variant.py $(if $(VARIANT),--variant $(VARIANT)) $(if $(HOUSE),--house $(HOUSE)) \
+	  $(if $(GAMES),--games $(GAMES))
 
 bench-emulator: $(STAMP) ## the emulator's table (part of bench)
 	$(HEADLESS) $(PY) tools/bench_emulator.py

@@ -4,10 +4,12 @@
     python tools/check_variant.py                          # the core (shared_rules/game.py)
     python tools/check_variant.py --variant my_variant.py  # a variant file (class Variant)
     python tools/check_variant.py --games 500 --seed 7     # more games, other seeds
-    make check-variant [VARIANT=my_variant.py] [GAMES=200]
+    python tools/check_variant.py --house house.txt        # under a house-rules file
+    make check-variant [VARIANT=my_variant.py] [HOUSE=house.txt] [GAMES=200]
 
 For pupils changing the game (docs/teachers/CHANGING_THE_GAME.md). It plays many
-seeded games -- the standard game, the points game and manual flip in turn -- choosing
+seeded games -- the standard game, the points game and manual flip in turn, or the
+rules a house-rules file sets (firmware/house.py) -- choosing
 each action with the rules core's own PRNG: mostly a legal one, often an illegal or
 nonsense one (a card that does not fit, an empty or face-down stockpile, a pile that
 is not there, the wrong moment, junk). After every action it checks, with rules
@@ -278,22 +280,50 @@ def check_game(cls, seed, rules, counts, max_actions):
                   "a game must end (R24, R31): is a round's end or a win still reached?")
 
 
-def run(cls, games, seed, max_actions, out):
+def house_rules(path):
+    """The cards' rules a house-rules file sets, as check_game plays them; or
+    VariantError with the file's own one-line reason."""
+    from firmware import house
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise VariantError("%s: cannot be read (%s)" % (path, e.strerror or e))
+    try:
+        got = house.parse(data.decode("utf-8"))
+    except UnicodeError:
+        raise VariantError("%s: is not a text file" % path)
+    except house.HouseRulesError as e:
+        raise VariantError("%s: %s" % (path, str(e).split(": ", 1)[1]))
+    return Rules(points=bool(got.get("points", 0)), manual_flip=bool(got.get("flip", 0)),
+                 target=got.get("target", 100))
+
+
+def rules_words(rules):
+    words = ("points game to %d" % rules.target) if rules.points else "standard game"
+    return words + (", manual flip" if rules.manual_flip else "")
+
+
+def run(cls, games, seed, max_actions, out, rules=None):
+    """rules: every game under these (a house file's); None: RULE_SETS in turn."""
     counts = {"actions": 0, "legal": 0, "refused": 0, "finished": 0, "longest": 0}
     for k in range(games):
         s = seed + k
         # By the seed, so that `--seed S --games 1` plays exactly the game that failed.
-        label, rules = RULE_SETS[s % len(RULE_SETS)]
+        label, game_rules = RULE_SETS[s % len(RULE_SETS)]
+        if rules is not None:
+            label, game_rules = "house", rules
         try:
-            check_game(cls, s, rules, counts, max_actions)
+            check_game(cls, s, game_rules, counts, max_actions)
         except Problem as e:
             out("FAIL: game %d (seed %d, %s rules): %s" % (k + 1, s, label, e.what))
             out("      look at: %s" % e.hint)
             out("      again:   python tools/check_variant.py%s --seed %d --games 1"
                 % (VARIANT_ARG[0], s))
             return 1, counts
-    out("  %d games (seeds %d-%d; standard, points, manual flip in turn), %d actions:"
-        % (games, seed, seed + games - 1, counts["actions"]))
+    out("  %d games (seeds %d-%d; %s), %d actions:" % (
+        games, seed, seed + games - 1, "standard, points, manual flip in turn"
+        if rules is None else "the house rules: " + rules_words(rules), counts["actions"]))
     out("  yes  all 52 cards, each once, after every action")
     out("  yes  every illegal action refused (%d tried)" % counts["refused"])
     out("  yes  every legal action accepted (%d)" % counts["legal"])
@@ -313,6 +343,8 @@ def main(argv=None, out=print):
                                  "cards and refuses illegal plays.")
     ap.add_argument("--variant", help="a Python file defining class Variant "
                     "(default: the core, shared_rules/game.py)")
+    ap.add_argument("--house", help="play every game under the rules of this house-rules "
+                    "file (firmware/house.py)")
     ap.add_argument("--games", type=int, default=60, help="games to play (default 60)")
     ap.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
     ap.add_argument("--max-actions", type=int, default=20000,
@@ -322,20 +354,24 @@ def main(argv=None, out=print):
         print("check_variant: error: --games and --max-actions must be at least 1, "
               "--seed 0 to 10**9", file=sys.stderr)
         return 2
-    if args.variant:
-        try:
+    rules = None
+    try:
+        if args.house:
+            rules = house_rules(args.house)
+        if args.variant:
             cls = load_variant(args.variant)
-        except VariantError as e:
-            print("check_variant: error: %s" % e, file=sys.stderr)
-            return 2
-        VARIANT_ARG[0] = " --variant %s" % args.variant
+    except VariantError as e:
+        print("check_variant: error: %s" % e, file=sys.stderr)
+        return 2
+    VARIANT_ARG[0] = "".join(" --%s %s" % (k, v) for k, v in
+                             (("variant", args.variant), ("house", args.house)) if v)
+    if args.variant:
         out("check_variant: %s (class Variant%s)" % (
             args.variant, ", its own fits()" if hasattr(cls, "fits") else ""))
     else:
         cls = Game
-        VARIANT_ARG[0] = ""
         out("check_variant: the core game (shared_rules/game.py)")
-    code, _ = run(cls, args.games, args.seed, args.max_actions, out)
+    code, _ = run(cls, args.games, args.seed, args.max_actions, out, rules)
     return code
 
 

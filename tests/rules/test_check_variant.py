@@ -213,6 +213,30 @@ def test_a_file_that_cannot_be_checked_is_one_line_and_status_2(tmp_path, capsys
     assert words in err
 
 
+def test_r37_a_house_rules_file_plays_every_game_under_its_rules(tmp_path):
+    path = tmp_path / "house.txt"
+    path.write_text("rules = points\ntarget = 30\nflip = manual\nfumble = 1000\n")
+    lines = []
+    assert CV.main(["--house", str(path), "--games", "3"], out=lines.append) == 0
+    assert "(seeds 1-3; the house rules: points game to 30, manual flip)" in lines[1]
+    assert lines[-1].startswith("PASS")
+
+
+@pytest.mark.parametrize("text,words", [
+    (b"rules = points\ntarget = lots\n",
+     "house.txt: line 2: target must be a whole number 1-999 (got 'lots')"),
+    (b"\xff\xfe", "house.txt: is not a text file"),
+    (None, "house.txt: cannot be read"),
+])
+def test_a_bad_house_file_is_one_line_and_status_2(tmp_path, capsys, text, words):
+    path = tmp_path / "house.txt"
+    if text is not None:
+        path.write_bytes(text)
+    assert CV.main(["--house", str(path)], out=lambda line: None) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+
+
 def test_bad_numbers_are_one_line_and_status_2(capsys):
     assert CV.main(["--games", "0"], out=lambda line: None) == 2
     assert capsys.readouterr().err.count("\n") == 1
