@@ -12,6 +12,8 @@ game and the screen then go through exactly the states they went through when it
 was recorded, on the device or here.
 """
 
+import sys
+
 from desktop_emulator.display import FrameDisplay
 from desktop_emulator.replays import RecordedGame
 from firmware.app import FRAME_US
@@ -51,7 +53,9 @@ class AppEngine(Engine):
                        defaults=DESKTOP_DEFAULTS, hint=hint)
         report = getattr(storage, "report", None)
         if report is not None:
-            report(self.app.note)
+            report(self.app.storage_note)
+            if self.app.house_error is not None:     # a bad house-rules file: its line
+                print("house rules ignored: %s" % self.app.house_error, file=sys.stderr)
         self.steps = 0
         self.seats = None            # ("human", "hard") when the emulator started it
         self.replay_in = None        # a LoadedReplay being played

@@ -427,6 +427,7 @@ class App:
         import sys
         from firmware import house
         rules, err = house.load(self.ports.storage, text)
+        self.storage_note = self.note    # what the save file said, for a host's report
         # Read once: the heap has the reader's code back (as a screen's, _unload).
         sys.modules.pop("firmware.house", None)
         self.house_error = None if err is None else str(err)

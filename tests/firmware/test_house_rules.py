@@ -164,3 +164,35 @@ def test_the_reader_is_dropped_from_memory_after_power_up():
     import sys
     Rig(framebuf, house="sound = off\n")
     assert "firmware.house" not in sys.modules
+
+
+def desktop_engine(tmp_path, house_text):
+    from desktop_emulator import session
+    from desktop_emulator.display import FrameDisplay
+    from host.clock import SimClock
+    (tmp_path / "house.txt").write_text(house_text)
+    err = []
+
+    class Err:
+        def write(self, s):
+            err.append(s)
+
+        def flush(self):
+            pass
+    st = DesktopStorage(str(tmp_path / "spit.json"), stderr=Err())
+    import sys
+    real, sys.stderr = sys.stderr, Err()
+    try:
+        m = session.AppEngine(SimClock(), session.QueueInput(), FrameDisplay(), None, st)
+    finally:
+        sys.stderr = real
+    return m, "".join(err)
+
+
+def test_the_desktop_says_a_bad_house_file_in_one_line_and_a_good_one_not_at_all(tmp_path):
+    m, err = desktop_engine(tmp_path, "target = lots\n")
+    assert err == ("house rules ignored: house.txt: line 1: target must be a whole number "
+                   "1-999 (got 'lots')\n")
+    assert m.app.note == "HOUSE.TXT LINE 1 BAD"
+    m, err = desktop_engine(tmp_path, "target = 40\n")
+    assert err == "" and m.app.target == 40
