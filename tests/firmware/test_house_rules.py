@@ -196,3 +196,21 @@ def test_the_desktop_says_a_bad_house_file_in_one_line_and_a_good_one_not_at_all
     assert m.app.note == "HOUSE.TXT LINE 1 BAD"
     m, err = desktop_engine(tmp_path, "target = 40\n")
     assert err == "" and m.app.target == 40
+
+
+@pytest.mark.mp
+def test_the_house_rules_read_the_same_on_micropython():
+    from tests.helpers import MICROPYTHON, ROOT, run_micropython
+    import subprocess
+    import sys
+    if not MICROPYTHON.exists():
+        pytest.fail("micropython binary missing (run `make setup`)")
+    script = ROOT / "tests/mp/house_rules.py"
+    mp = run_micropython(script, heap="1M")
+    cp = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                        cwd=str(ROOT), env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                        timeout=120)
+    assert mp.returncode == 0, mp.stderr + mp.stdout
+    assert cp.returncode == 0, cp.stderr
+    assert mp.stdout == cp.stdout
+    assert mp.stdout.count("\nbad ") == 5 and "game True True 40" in mp.stdout
