@@ -439,7 +439,7 @@ class App:
                 self.target = rules[key]
             else:
                 self.settings[key] = rules[key]
-        if rules:
+        if rules and not self.note:      # a storage problem says more
             self.note = "HOUSE RULES ON"
 
     def flush_save(self):

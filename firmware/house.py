@@ -54,6 +54,8 @@ def parse(text):
     Raises HouseRulesError naming the first bad line; an empty file is {}."""
     out = {}
     n = 0
+    if text.startswith("\ufeff"):      # Windows editors may begin a file with a BOM
+        text = text[1:]
     for raw in text.split("\n"):
         n += 1
         line = raw

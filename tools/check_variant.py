@@ -260,7 +260,8 @@ def check_game(cls, seed, rules, counts, max_actions):
         try:
             reason = g.apply(action)
         except Exception as e:
-            raise Problem("action %d: %s raised %s: %s" % (n, held, type(e).__name__, e),
+            raise Problem("action %d: %s raised %s: %s (in %s)" % (
+                n, held, type(e).__name__, e, _where(e)),
                           "bad input must be refused with a reason, never raise (R39)")
         counts["actions"] += 1
         if reason is None:
@@ -299,6 +300,14 @@ def house_rules(path):
                  target=got.get("target", 100))
 
 
+def _where(e):
+    """The innermost frame of a traceback: file name and line, for one line of text."""
+    tb = e.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return "%s line %d" % (os.path.basename(tb.tb_frame.f_code.co_filename), tb.tb_lineno)
+
+
 def rules_words(rules):
     words = ("points game to %d" % rules.target) if rules.points else "standard game"
     return words + (", manual flip" if rules.manual_flip else "")
@@ -314,7 +323,15 @@ def run(cls, games, seed, max_actions, out, rules=None):
         if rules is not None:
             label, game_rules = "house", rules
         try:
-            check_game(cls, s, game_rules, counts, max_actions)
+            try:
+                check_game(cls, s, game_rules, counts, max_actions)
+            except Problem:
+                raise
+            except Exception as e:     # the variant's code failed outside apply()
+                raise Problem("the variant raised %s: %s (in %s)" % (
+                    type(e).__name__, e, _where(e)),
+                    "fix that line; the checker calls fits(), legal_actions(), "
+                    "snapshot() and the phase like the game does")
         except Problem as e:
             out("FAIL: game %d (seed %d, %s rules): %s" % (k + 1, s, label, e.what))
             out("      look at: %s" % e.hint)

@@ -72,6 +72,19 @@ def test_a_bad_line_is_named_in_one_line(text, line, words):
     assert e.value.note == "HOUSE.TXT LINE %d BAD" % line
 
 
+def test_a_file_from_a_windows_editor_reads_the_same():
+    text = "\ufeff" + CLASS_FILE.replace("\n", "\r\n")
+    assert house.parse(text) == house.parse(CLASS_FILE)
+
+
+def test_a_storage_problem_keeps_its_note_over_house_rules_on():
+    st = MemoryStorage('{"v": 99}')
+    r = Rig(framebuf, storage=st, house="sound = off\n")
+    assert r.app.note == "SAVED DATA UNREADABLE" and r.app.settings["sound"] == 0
+    r = Rig(framebuf, storage=st, house="sound = maybe\n")
+    assert r.app.note == "HOUSE.TXT LINE 1 BAD"
+
+
 def test_the_limits_themselves_are_accepted():
     assert house.parse("target = 1\nfumble = 0") == {"target": 1, "fumble": 0}
     assert house.parse("target = 999\nfumble = 5000") == {"target": 999, "fumble": 5000}

@@ -136,6 +136,31 @@ def test_r39_a_variant_that_raises_on_junk_fails(tmp_path):
     assert code == 1 and "raised TypeError" in lines[0]
 
 
+def test_a_fits_hook_that_raises_is_a_fail_line_not_a_traceback(tmp_path):
+    code, lines = check(tmp_path, """
+        from variants.hook import HookGame
+
+        class Variant(HookGame):
+            def fits(self, card, top):
+                return card / (top - top)
+        """)
+    assert code == 1
+    assert "raised ZeroDivisionError: division by zero (in variant.py line 6)" in lines[0]
+
+
+def test_a_variant_failing_outside_apply_is_a_fail_line_not_a_traceback(tmp_path):
+    code, lines = check(tmp_path, """
+        from shared_rules.game import Game
+
+        class Variant(Game):
+            def snapshot(self):
+                raise RuntimeError("no snapshots here")
+        """)
+    assert code == 1
+    assert lines[0].endswith("the variant raised RuntimeError: no snapshots here "
+                             "(in variant.py line 6)")
+
+
 def test_a_fit_changed_in_why_not_only_is_caught_in_legal_actions(tmp_path):
     code, lines = check(tmp_path, """
         from shared_rules.game import Game, NO_FIT
