@@ -15,6 +15,9 @@ class LinkPort:
                         has arrived. Never blocks.
     uid                 bytes that no other device has (machine.unique_id() on the
                         device): the role election (R43) uses them, so it cannot tie.
+    byte_us             (optional) µs one byte takes on the line (10 bits at the baud
+                        rate), so the clock sync can take the known part of a round
+                        trip out of its uncertainty; 0 or absent: unknown.
 
     Time is not the port's business: the link stamps what it sends and receives with
     the app's clock port (ticks_us(), the clock the buttons are stamped with).
