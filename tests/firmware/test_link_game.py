@@ -1,0 +1,179 @@
+"""A whole linked game (R43) between two apps in one process, over a simulated cable
+(host/simlink.py: simulated clocks, the line's timing, faults): both devices end with
+the same recording, whatever the cable does."""
+import pytest
+
+from desktop_emulator import framebuf
+from firmware.link import face
+from firmware.link.frame import encode
+from firmware.link.link import LINKED, INCOMPATIBLE
+from firmware.link.play import LinkPlay, LINK_DELAY_US, LOBBY, PLAYING
+from host.simlink import LinkedPair, start_linked_game, authority
+from host.upright import upright, layout_of
+
+GAME_MS = 3000000         # simulated: far more than any game takes
+
+
+def over(pair):
+    return all(d.app.screen_name() == "over" for d in pair.devs)
+
+
+def finish(pair):
+    pair.run_until(lambda: over(pair), GAME_MS)
+    a, b = pair.devs
+    assert a.app.game.winner == b.app.game.winner
+    assert a.app.replay == b.app.replay                  # the same transcript, R40
+    assert len(list(a.app.replay.records)) > 200
+    assert a.app.linkplay.diverged == -1 and b.app.linkplay.diverged == -1
+    return a, b
+
+
+def test_r43_a_whole_linked_game_ends_with_the_same_transcript_on_both():
+    pair = LinkedPair(framebuf, seed=1)
+    host = start_linked_game(pair, seed=1)
+    a, b = finish(pair)
+    guest = b if host is a else a
+    assert host.app.linkplay.me == 0 and guest.app.linkplay.me == 1
+    assert host.app.linkplay.presses_in > 50              # the guest played
+    assert host.app.linkplay.late == 0                    # every press within the delay
+    assert host.app.table.arbiter.window_us == 2000 + LINK_DELAY_US
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ppm", [(-200, 200), (200, -200)])
+def test_r43_drifting_clocks_and_a_noisy_cable_change_nothing(ppm):
+    pair = LinkedPair(framebuf, seed=2, ppm=ppm)
+    pair.wire.drop_per_k = 3
+    pair.wire.flip_per_k = 3
+    start_linked_game(pair, seed=2)
+    a, b = finish(pair)
+    assert pair.wire.dropped > 0 and pair.wire.flipped > 0
+    assert a.app.linkplay.link.resends + b.app.linkplay.link.resends > 0
+
+
+def test_r43_cable_cut_both_say_link_lost_within_a_second_and_resume_where_it_was():
+    pair = LinkedPair(framebuf, seed=3)
+    start_linked_game(pair, seed=3)
+    pair.step_ms(15000)
+    a, b = pair.devs
+    pair.wire.cut(pair.wire.now, 2000)
+    ms = pair.run_until(lambda: all(d.app.linkplay._lost_shown for d in pair.devs), 1000)
+    assert ms < 1000
+    for d in pair.devs:
+        assert bytes(d.disp.panel) != bytes(1024)
+        assert _has_text_band(d.disp.panel)               # the LINK LOST box is drawn
+    snaps = [d.app.game.snapshot() for d in pair.devs]
+    frames = [len(list(d.app.replay.records)) for d in pair.devs]
+    pair.step_ms(1000)                                    # still cut: nothing moves
+    assert [d.app.game.snapshot() for d in pair.devs] == snaps
+    assert [len(list(d.app.replay.records)) for d in pair.devs] == frames
+    pair.run_until(lambda: not any(d.app.linkplay._lost_shown for d in pair.devs), 3000)
+    finish(pair)
+
+
+def _has_text_band(panel):
+    # The banner's frame: a full row of lit pixels across x 8..119 at row 18.
+    page, bit = divmod(18, 8)
+    return all(panel[page * 128 + x] >> bit & 1 for x in range(8, 120))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("who", ["guest", "authority"])
+def test_r43_a_device_that_restarts_rejoins_the_game_where_it_was(who):
+    pair = LinkedPair(framebuf, seed=4)
+    host = start_linked_game(pair, seed=4)
+    pair.step_ms(20000)
+    k = pair.devs.index(host)
+    if who == "guest":
+        k = 1 - k
+    me = pair.devs[k].app.linkplay.me
+    pair.hands = [h for h in pair.hands if h.app is not pair.devs[k].app]
+    fresh = pair.restart(k)
+    pair.step_ms(300)
+    fresh.app.link_play(fresh.clock.now)                  # LINK PLAY from its menu
+    other = pair.devs[1 - k]
+    pair.run_until(lambda: fresh.app.linkplay.mode == PLAYING and
+                   len(fresh.app.linkplay.log) == len(other.app.linkplay.log) and
+                   not other.app.linkplay.link.pending(), 20000)
+    assert fresh.app.linkplay.me == me                    # the same player as before
+    assert fresh.app.game.snapshot() == other.app.game.snapshot()
+    assert authority(pair) is (other if who == "authority" else pair.devs[1 - k])
+    from host.rig import BotHand
+    pair.hands.append(BotHand(fresh.app, me, "hard", 99, fresh.pad))
+    finish(pair)
+
+
+def test_r43_an_incompatible_peer_is_named_and_the_device_plays_alone():
+    pair = LinkedPair(framebuf, seed=5)
+    a, b = pair.devs
+    a.app.link_play(a.clock.now)
+    b.app.link_play(b.clock.now)
+    b.app.linkplay.link.version = 2
+    pair.step_ms(1000)
+    assert a.app.linkplay.link.state == INCOMPATIBLE
+    assert a.app.linkplay.lines()[:2] == ("OTHER VERSION 2", "PLAYING ALONE")
+    a.inp.press(a.clock.now + 1000, 0, "A", 40000)        # A: back to the menu
+    pair.step_ms(200)
+    assert a.app.linkplay is None and a.app.screen_name() == "title"
+    a.app.menu_items()
+    a.inp.press(a.clock.now + 1000, 0, "B", 40000)        # START: a game on one device
+    pair.step_ms(200)
+    assert a.app.screen_name() == "game"
+
+
+@pytest.mark.slow
+def test_garbage_a_future_version_and_a_flood_mid_game_crash_neither_side():
+    pair = LinkedPair(framebuf, seed=6)
+    start_linked_game(pair, seed=6)
+    pair.step_ms(10000)
+    junk = bytes((x * 193 + 5) & 0xFF for x in range(4000))
+    for k in (0, 1):
+        pair.wire.inject(k, junk + b"\x00")
+        pair.wire.inject(k, encode(9, 5, 0, 0, b"a frame from the future"))
+        pair.wire.inject(k, encode(1, 5, 200, 0, b"E\x00\x00"))     # out of sequence
+    pair.step_ms(2000)
+    for k in (0, 1):
+        pair.wire.inject(k, bytes(20000))                 # a stuck line: zeros
+    a, b = finish(pair)
+    assert a.app.linkplay.link.foreign + b.app.linkplay.link.foreign >= 2
+
+
+def test_each_device_shows_its_own_player_at_the_bottom_upright():
+    pair = LinkedPair(framebuf, seed=7)
+    host = start_linked_game(pair, seed=7)
+    pair.step_ms(3000)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    # The authority (player 0) shows the app's picture as a shared handheld would.
+    assert bytes(host.disp.panel) == bytes(host.disp.buf)
+    # Player 1's device: the app's picture turned round, the top parts turned back:
+    # the same as a side-by-side host (host/upright.py) shows after a half turn.
+    src = bytes(guest.app.linkplay._facing.buf)
+    turned = bytearray(1024)
+    face.turn_all(src, turned)
+    expected = upright(bytes(turned), layout_of("game"))
+    assert bytes(guest.disp.panel) == bytes(expected)
+    assert guest.disp.panel != host.disp.panel
+
+
+def test_the_lobby_tells_the_link_health_and_only_the_authority_starts():
+    pair = LinkedPair(framebuf, seed=8)
+    for d in pair.devs:
+        d.app.link_play(d.clock.now)
+    pair.step_ms(2000)
+    host = authority(pair)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    l = host.app.linkplay.lines()
+    assert l[0].startswith("RTT ") and "us +-" in l[0] and l[2] == "B: START  A: BACK"
+    assert guest.app.linkplay.lines()[2] == "WAITING FOR HOST"
+    guest.inp.press(guest.clock.now + 1000, 0, "B", 40000)
+    pair.step_ms(500)
+    assert [d.app.linkplay.mode for d in pair.devs] == [LOBBY, LOBBY]
+
+
+def test_the_menu_offers_link_play_only_with_a_cable_port():
+    pair = LinkedPair(framebuf, seed=9)
+    app = pair.devs[0].app
+    assert "LINK PLAY" in [app.menu_text(i) for i in app.menu_items()]
+    from host.rig import Rig
+    assert "LINK PLAY" not in [Rig(framebuf).app.menu_text(i)
+                               for i in Rig(framebuf).app.menu_items()]
