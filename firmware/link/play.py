@@ -306,8 +306,9 @@ class LinkPlay:
         self.log.append(m)
         self.link.send(m)
 
-    def start(self, now):
-        """The authority starts a linked game with the settings of its menu."""
+    def start(self, now, seed=None, rules=None):
+        """The authority starts a linked game with the settings of its menu (a host may
+        name the seed and the rules)."""
         app = self.app
         s = app.settings
         self.me = 0
@@ -319,8 +320,11 @@ class LinkPlay:
         self._cur = bytearray()
         self._digest_at = None
         conduct = app.settings_conduct()
-        seed = now & _MASK
-        flags = (1 if s["points"] else 0) | (2 if s["flip"] else 0)
+        seed = (now if seed is None else seed) & _MASK
+        if rules is None:
+            flags = (1 if s["points"] else 0) | (2 if s["flip"] else 0)
+        else:
+            flags = (1 if rules.points else 0) | (2 if rules.manual_flip else 0)
         r = bytearray(b"S")
         _put32(r, now)
         _put32(r, seed)
