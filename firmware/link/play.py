@@ -495,26 +495,28 @@ class LinkPlay:
         return self._draw_lobby(now)
 
     def lines(self):
-        """The link-health screen's lines (also for hosts and tests)."""
+        """The link-health screen's four lines (also for hosts and tests): what the
+        link is doing, the round trip and the sync's bound, the peer, the buttons."""
         lk = self.link
         st = lk.state
         if st == INCOMPATIBLE:
-            return ("OTHER VERSION %d" % lk.peer_version, "PLAYING ALONE", "A: BACK")
+            return ("OTHER VERSION %d" % lk.peer_version, "PLAYING ALONE", "", "A: BACK")
         if st == LOOPED:
-            return ("CABLE LOOPED BACK", "LOOPBACK TEST OK", "A: BACK")
+            return ("CABLE LOOPED BACK", "LOOPBACK TEST OK", "", "A: BACK")
         if lk.peer_uid is None:
-            return ("LOOKING FOR PEER", "CONNECT THE CABLE", "A: BACK")
+            return ("LOOKING FOR PEER", "CONNECT THE CABLE", "", "A: BACK")
         s = lk.sync
-        role = "HOST" if lk.authority else "GUEST"
-        l2 = "PEER %s %s" % (lk.peer_name(), role)
+        peer = "PEER %s  RESENT %d" % (lk.peer_name(), lk.resends)
         if st != LINKED:
-            return (lk.state_name(), l2, "A: BACK")
-        if lk.authority:
-            if not s.synced():
-                return ("SYNCING CLOCKS", l2, "A: BACK")
-            return ("RTT %dus +-%dus" % (s.rtt_last, s.bound_at(self.clock.ticks_us())),
-                    l2 + " R%d" % lk.resends, "B: START  A: BACK")
-        return ("LINKED", l2 + " R%d" % lk.resends, "WAITING FOR HOST")
+            return (lk.state_name(), "", peer, "A: BACK")
+        if not lk.authority:
+            return ("LINKED AS GUEST", "", peer, "WAITING FOR HOST")
+        if not s.synced():
+            return ("SYNCING CLOCKS", "", peer, "A: BACK")
+        rtt = s.rtt_last
+        return ("RTT %d.%d MS" % (rtt // 1000, rtt % 1000 // 100),
+                "CLOCKS +-%d US" % s.bound_at(self.clock.ticks_us()), peer,
+                "B: START  A: BACK")
 
     def _draw_lobby(self, now):
         ls = self.lines()
@@ -525,9 +527,11 @@ class LinkPlay:
         v = self._real_view
         v.fill_rect(0, 0, W, H, 0, 0)
         v.big_centred("LINK", 0, 1, 0)
-        v.med_centred(ls[0], 16, 1, 0)
-        v.med_centred(ls[1], 28, 1, 0)
-        v.med_centred(ls[2], 50, 1, 0)
+        y = 14
+        for k in range(3):
+            v.med_centred(ls[k], y, 1, 0)
+            y += 11
+        v.med_centred(ls[3], 56, 1, 0)
         self._real_display.show()
         v.clear_spans()
         v.invalidate()

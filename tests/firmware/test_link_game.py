@@ -163,8 +163,11 @@ def test_the_lobby_tells_the_link_health_and_only_the_authority_starts():
     host = authority(pair)
     guest = pair.devs[1 - pair.devs.index(host)]
     l = host.app.linkplay.lines()
-    assert l[0].startswith("RTT ") and "us +-" in l[0] and l[2] == "B: START  A: BACK"
-    assert guest.app.linkplay.lines()[2] == "WAITING FOR HOST"
+    assert l[0].startswith("RTT ") and l[0].endswith(" MS") and l[3] == "B: START  A: BACK"
+    bound = host.app.linkplay.link.sync.bound_at(host.clock.now)
+    assert l[1] == "CLOCKS +-%d US" % bound and 0 < bound < 2000
+    assert l[2].startswith("PEER 000") and l[2].endswith("RESENT 0")
+    assert guest.app.linkplay.lines()[3] == "WAITING FOR HOST"
     guest.inp.press(guest.clock.now + 1000, 0, "B", 40000)
     pair.step_ms(500)
     assert [d.app.linkplay.mode for d in pair.devs] == [LOBBY, LOBBY]
