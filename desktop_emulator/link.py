@@ -10,10 +10,8 @@ Headless (:func:`run_headless`), a CPU hand plays this device's player at real t
 the authority starts the game as soon as the clocks are synchronised.
 """
 
-import errno
 import os
 import socket
-import sys
 import time
 
 from firmware.link.link import LINKED

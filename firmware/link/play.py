@@ -37,9 +37,10 @@ from shared_rules.arbiter import Arbiter, ticks_diff, _player
 from shared_rules.game import Rules
 from shared_rules.conduct import Conduct
 from firmware.table import Table
-from firmware.view import View, W, H, AREA_X, AREA_W
-from firmware.screens import TITLE, GAME, A, B
-from firmware.link.link import Link, LINKED, LOST, INCOMPATIBLE, LOOPED
+from firmware.view import View, W, H
+from firmware.screens import TITLE, A, B, LEFT, RIGHT, UP, DOWN, PAUSE_BUTTON
+from shared_rules.pad import BUTTON_NAMES
+from firmware.link.link import Link, LINKED, INCOMPATIBLE, LOOPED
 from firmware.link import face
 
 from shared_rules.compat import const
@@ -189,7 +190,7 @@ class LinkPlay:
 
     def _local(self, now):
         """This device's own buttons (its first pad: its player's), as (t, code, down)."""
-        out = self._evs_local = []
+        out = []
         got = self._real_input.drain()
         if got:
             for e in got:
@@ -277,7 +278,7 @@ class LinkPlay:
             self._busy = busy
             self._screen = app.screen
             self._flush(now)
-        return self._shown(drew)
+        return drew
 
     def _digest(self):
         g = self.app.game
@@ -359,7 +360,7 @@ class LinkPlay:
             self.log.append(m)
             if self._apply(m, now):
                 drew = True
-        return self._shown(drew)
+        return drew
 
     def _apply(self, m, now):
         """Play one stream message; True if the app drew."""
@@ -477,7 +478,7 @@ class LinkPlay:
                 return True
             if code == B and lk.authority and lk.state == LINKED and lk.sync.synced():
                 self.start(now)
-                return self._shown(True)
+                return True
         if not lk.authority:
             # The follower's lobby: the authority's start comes as a message.
             while True:
@@ -488,7 +489,7 @@ class LinkPlay:
                     self.log.append(m)
                     self._apply(m, now)
             if self.mode == PLAYING:
-                return self._shown(True)
+                return True
         else:
             while lk.recv() is not None:
                 pass                  # presses from a lobby: nothing to play yet
@@ -559,14 +560,17 @@ class LinkPlay:
         app._show_spans = hasattr(self._real_display, "show_spans")
         app.view.invalidate()
 
-    def _shown(self, drew):
-        return drew
-
 
 def _rules(flags):
     return Rules(points=bool(flags & 1), manual_flip=bool(flags & 2))
 
 
+# A port may name its buttons (firmware/app.py's BUTTON_CODES; not imported: the app
+# imports this module).
+_NAMED = {"LEFT": LEFT, "RIGHT": RIGHT, "UP": UP, "DOWN": DOWN, "PAUSE": PAUSE_BUTTON}
+
+
 def _code(b):
-    from firmware.app import BUTTON_CODES
-    return BUTTON_CODES.get(b, -1)
+    if b in BUTTON_NAMES:
+        return BUTTON_NAMES.index(b)
+    return _NAMED.get(b, -1)
