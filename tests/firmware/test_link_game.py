@@ -20,6 +20,7 @@ def over(pair):
 
 def finish(pair):
     pair.run_until(lambda: over(pair), GAME_MS)
+    pair.step_ms(2000)                                    # what is still on the line arrives
     a, b = pair.devs
     assert a.app.game.winner == b.app.game.winner
     assert a.app.replay == b.app.replay                  # the same transcript, R40

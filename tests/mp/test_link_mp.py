@@ -34,3 +34,19 @@ def test_link_protocol_is_the_same_on_micropython_and_cpython():
         assert parts[9] == "True", line                       # sync within its bound
         assert parts[10] == "-40", line                       # 400 ppm apart, fitted
     assert lines[7].split()[6] == "True"                      # the damage was resent
+
+
+def test_a_linked_game_plays_the_same_on_micropython_and_cpython():
+    script = ROOT / "tests/mp/link_game.py"
+    mp = run_micropython(script, "3", heap="32M", timeout=600)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cp = subprocess.run([sys.executable, str(script), "3"], capture_output=True, text=True,
+                        env=env, cwd=str(ROOT), timeout=600)
+    assert mp.returncode == 0, mp.stderr + mp.stdout[-2000:]
+    assert cp.returncode == 0, cp.stderr
+    assert mp.stdout == cp.stdout
+    lines = cp.stdout.splitlines()
+    assert lines[1].startswith("same transcript True records ")
+    assert int(lines[1].split()[-1]) > 1000
+    assert lines[2].startswith("table over ")
+    assert lines[3] == "same table True" and lines[4] == "diverged -1 -1"
