@@ -4,10 +4,12 @@
 # two people share one handheld. The other, the follower, sends its own player's
 # presses over the link, stamped with its own clock; the authority converts each stamp
 # into its own time (firmware/link/sync.py), with the error bound of that conversion,
-# and hands it to the arbiter as the other player's press. The arbiter waits the
-# link's bounded delay (LINK_DELAY_US) before it settles a race, treats two conflicting
-# presses closer than the bound as a tie (R21), and otherwise lets the earlier stamp win
-# whichever message came first (R19).
+# and hands it to the arbiter as the other player's press. The game's time on the
+# authority never passes what the follower has said it sent everything before (its
+# "T" stamp, behind its presses in the same ordered stream): the wait for the link's
+# bounded delay, however long a resend makes it. The arbiter treats two conflicting
+# presses closer than the bound as a tie (R21), and otherwise lets the earlier stamp
+# win whichever message came first (R19).
 #
 # What the authority's app was given is the game: every frame it stepped, with the
 # button events of that frame (its own player's and the converted ones) and the bound
@@ -29,8 +31,9 @@
 #   F  t(4) bound(2)                                              step the app at t
 #   D  round(2) digest(3)                                         the state, checked
 #   W  authority's player(1)                                      who holds the game
-# follower -> authority:
+# follower -> authority (one message a frame):
 #   P  t(4) code(1) down(1)                                       my player's button
+#   T  t(4)                            I have sent every press touched before t
 #   X  round(2)                                                   my digest differs
 
 from shared_rules.arbiter import Arbiter, ticks_diff, _player
@@ -45,10 +48,6 @@ from firmware.link import face
 
 from shared_rules.compat import const
 
-# A follower's press reaches the authority's arbiter within: a frame until the
-# follower's loop reads its buttons, the line, a frame until the authority's loop reads
-# the link. The arbiter waits this much more than its own window (R43).
-LINK_DELAY_US = const(80000)
 FLUSH_US = const(100000)         # the follower sees the authority's time at least this often
 _MASK = const(0x3FFFFFFF)
 _MSG = const(150)                # stream bytes gathered into one message at most
@@ -131,6 +130,10 @@ class LinkPlay:
         self._evs = []               # follower: events of the frame being gathered
         self.diverged = -1           # the round whose digest differed, or -1
         self.late = 0                # remote presses that came after their window
+        self._water = None           # authority: the guest has sent all it touched before
+        self._held = []              # authority: own presses not yet reached by game time
+        self.lag_us = 0              # authority: how far the game's time is behind its clock
+        self.lag_max_us = 0
         self.presses_in = 0
         self._real_input = ports.input
         self._real_display = ports.display
@@ -144,7 +147,7 @@ class LinkPlay:
     # ---- the app's hooks --------------------------------------------------------------
     def _make_table(self, game, cpu, scheme, window_us, conduct, stats, want, now):
         tb = Table(game, cpu, scheme, window_us, conduct, stats, want, now)
-        tb.arbiter = LinkArbiter(game, window_us + LINK_DELAY_US, self.remote)
+        tb.arbiter = LinkArbiter(game, window_us, self.remote)
         return tb
 
     def close(self, t):
@@ -233,24 +236,40 @@ class LinkPlay:
         app = self.app
         lk = self.link
         sync = lk.sync
-        gt = (now - self.base) & _MASK
+        bound = sync.bound_at(now) if sync.synced() else 0xFFFF
+        bound = bound if bound < 0xFFFF else 0xFFFF
         evs = self._inp.events
-        for e in local:
-            evs.append(((e[0] - self.base) & _MASK, self.me, e[2], e[3]))
         while True:
             m = lk.recv()
             if m is None:
                 break
-            if m[0] == 80 and len(m) >= 7:                       # P
-                t = (sync.to_local(_u32(m, 1)) - self.base) & _MASK
-                if ticks_diff(gt, t) > LINK_DELAY_US:
-                    self.late += 1
-                self.presses_in += 1
-                evs.append((t, self.remote, m[5], m[6]))
-            elif m[0] == 88 and len(m) >= 3:                     # X
-                self.diverged = (m[1] << 8) | m[2]
-        bound = sync.bound_at(now) if sync.synced() else 0xFFFF
-        bound = bound if bound < 0xFFFF else 0xFFFF
+            self._from_guest(m, sync, bound, evs)
+        # The game's time: this clock (less link losses), but never past what the
+        # guest has told us all of (R43): its stamp "everything before this is sent",
+        # which comes in order behind its presses, converted and less the bound. So
+        # every press of the guest's is in the arbiter before it settles anything
+        # touched later, however long the cable took (a resend, a busy line).
+        gt = (now - self.base) & _MASK
+        mine = gt
+        if self._water is None:
+            gt = self.game_t
+        elif ticks_diff(gt, self._water) > app.window_us:
+            gt = (self._water + app.window_us) & _MASK
+        if ticks_diff(gt, self.game_t) < 0:
+            gt = self.game_t
+        lag = ticks_diff(mine, gt)
+        self.lag_us = lag
+        if lag > self.lag_max_us and self._water is not None:
+            self.lag_max_us = lag
+        held = self._held
+        for e in local:
+            held.append(((e[0] - self.base) & _MASK, self.me, e[2], e[3]))
+        k = 0
+        while k < len(held) and ticks_diff(held[k][0], gt) <= 0:
+            evs.append(held[k])
+            k += 1
+        if k:
+            del held[:k]
         tb = app.table
         if tb is not None and isinstance(tb.arbiter, LinkArbiter):
             tb.arbiter.bound_us = bound
@@ -279,6 +298,29 @@ class LinkPlay:
             self._screen = app.screen
             self._flush(now)
         return drew
+
+    def _from_guest(self, m, sync, bound, evs):
+        """A message of the guest's: its presses (P) and its 'all sent before' (T)."""
+        i = 0
+        n = len(m)
+        while i < n:
+            k = m[i]
+            if k == 80 and i + 7 <= n:                            # P
+                t = (sync.to_local(_u32(m, i + 1)) - self.base) & _MASK
+                if ticks_diff(self.game_t, t) > self.app.window_us:
+                    self.late += 1       # only if the bound was wrong
+                self.presses_in += 1
+                evs.append((t, self.remote, m[i + 5], m[i + 6]))
+                i += 7
+            elif k == 84 and i + 5 <= n:                          # T
+                if sync.synced():
+                    self._water = (sync.to_local(_u32(m, i + 1)) - self.base - bound) & _MASK
+                i += 5
+            elif k == 88 and i + 3 <= n:                          # X
+                self.diverged = (m[i + 1] << 8) | m[i + 2]
+                i += 3
+            else:
+                return
 
     def _digest(self):
         g = self.app.game
@@ -316,6 +358,9 @@ class LinkPlay:
         self.remote = 1
         self.base = 0                 # the game's time is this device's, less any link loss
         self.leading = True
+        self._water = None
+        self._held = []
+        self.game_t = now
         self.paused_at = None
         self.log = []
         self._cur = bytearray()
@@ -346,12 +391,19 @@ class LinkPlay:
     # ---- the follower -----------------------------------------------------------------
     def _follow(self, now, local):
         lk = self.link
+        b = bytearray()
         for e in local:
-            b = bytearray(b"P")
+            if len(b) > 180:
+                lk.send(b)
+                b = bytearray()
+            b.append(80)
             _put32(b, e[0])
             b.append(e[2] if isinstance(e[2], int) else _code(e[2]))
             b.append(1 if e[3] else 0)
-            lk.send(b)
+        # Every press touched before `now` is in this message or an earlier one.
+        b.append(84)
+        _put32(b, now)
+        lk.send(b)
         drew = False
         while True:
             m = lk.recv()
