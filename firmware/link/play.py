@@ -142,6 +142,7 @@ class LinkPlay:
         self._facing = None
         self._shown_key = None
         self._lost_shown = False
+        self._step_shown = False
         app.table_kind = self._make_table
 
     # ---- the app's hooks --------------------------------------------------------------
@@ -176,6 +177,8 @@ class LinkPlay:
         evs = self._local(now)
         if self.mode == LOBBY:
             return self._lobby(now, evs)
+        if self.diverged >= 0:
+            return self._out_of_step(now, evs)
         if lk.state != LINKED:
             return self._lost(now)
         if self._lost_shown:
@@ -497,6 +500,22 @@ class LinkPlay:
             return False
         self._lost_shown = True
         self._banner("LINK LOST", "CHECK THE CABLE")
+        return True
+
+    def _out_of_step(self, now, local):
+        """The two games differ (a digest did not match): say so on both, play no more
+        of it; A leaves link play."""
+        if self.link.authority:
+            while self.link.recv() is not None:
+                pass
+        for e in local:
+            if e[3] and (e[2] == A or e[2] == "A"):
+                self.close(e[0])
+                return True
+        if self._step_shown:
+            return False
+        self._step_shown = True
+        self._banner("OUT OF STEP", "ROUND %d  A: LEAVE" % self.diverged)
         return True
 
     def _resume(self, now):

@@ -185,3 +185,23 @@ def test_the_menu_offers_link_play_only_with_a_cable_port():
     from host.rig import Rig
     assert "LINK PLAY" not in [Rig(framebuf).app.menu_text(i)
                                for i in Rig(framebuf).app.menu_items()]
+
+
+def test_r43_a_divergence_is_caught_at_the_round_end_and_said_on_both():
+    pair = LinkedPair(framebuf, seed=10)
+    host = start_linked_game(pair, seed=10)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    pair.step_ms(2000)
+    rnd = guest.app.game.round
+    guest.app.game.tie_priority ^= 1          # the guest's game is no longer the host's
+    pair.run_until(lambda: host.app.linkplay.diverged >= 0, GAME_MS)
+    assert guest.app.linkplay.diverged == host.app.linkplay.diverged > rnd   # the next deal
+    pair.step_ms(100)
+    for d in pair.devs:
+        assert _has_text_band(d.disp.panel)   # OUT OF STEP on both screens
+    snap = host.app.game.snapshot()
+    pair.step_ms(2000)
+    assert host.app.game.snapshot() == snap   # no more of that game is played
+    host.inp.press(host.clock.now + 1000, 0, "A", 40000)
+    pair.step_ms(200)
+    assert host.app.linkplay is None and host.app.screen_name() == "title"
