@@ -103,6 +103,7 @@ class App:
         self.ports = ports
         self.on_cpu_press = None         # a host's hook(t, player, button): a CPU pressed
         self.linkplay = None             # a linked game's conduct (firmware/link/play.py)
+        self._wake = None                # the menu listening on the cable
         self.hint = hint                 # None: the title screen's own
         self.defaults = savegame.settings_from(defaults) if defaults is not None else None
         if defaults is not None and self.defaults is None:
@@ -163,6 +164,15 @@ class App:
         """One non-blocking iteration; returns True if the display was updated."""
         if self.linkplay is not None:
             return self.linkplay.step(now_us)
+        link = getattr(self.ports, "link", None)
+        if link is not None and (self.screen == TITLE or self.screen == ATTRACT):
+            # The other handheld calls (it restarted us mid-game, or its player chose
+            # LINK PLAY first): join it.
+            if self._wake is None:
+                from firmware.link.wake import Wake
+                self._wake = Wake()
+            if self._wake.heard(link):
+                return self.link_play(now_us).step(now_us)
         return self.step_alone(now_us)
 
     def link_play(self, now_us):

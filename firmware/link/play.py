@@ -161,6 +161,13 @@ class LinkPlay:
         app._show_spans = hasattr(self._real_display, "show_spans")
         app.linkplay = None
         app.view.invalidate()
+        lk = self.link
+        if lk.peer_uid is not None:
+            # The player left this peer: the menu does not join it again by itself.
+            from firmware.link.wake import Wake
+            if app._wake is None:
+                app._wake = Wake()
+            app._wake.declined = (lk.peer_uid, lk.peer_nonce)
         app.to_title(t)
 
     # ---- the loop ---------------------------------------------------------------------

@@ -94,10 +94,10 @@ def test_r43_a_device_that_restarts_rejoins_the_game_where_it_was(who):
     me = pair.devs[k].app.linkplay.me
     pair.hands = [h for h in pair.hands if h.app is not pair.devs[k].app]
     fresh = pair.restart(k)
-    pair.step_ms(300)
-    fresh.app.link_play(fresh.clock.now)                  # LINK PLAY from its menu
-    other = pair.devs[1 - k]
-    pair.run_until(lambda: fresh.app.linkplay.mode == PLAYING and
+    assert fresh.app.linkplay is None and fresh.app.screen_name() == "title"
+    other = pair.devs[1 - k]          # its HELLO takes the fresh menu into link play
+    pair.run_until(lambda: fresh.app.linkplay is not None and
+                   fresh.app.linkplay.mode == PLAYING and
                    len(fresh.app.linkplay.log) == len(other.app.linkplay.log) and
                    not other.app.linkplay.link.pending(), 20000)
     assert fresh.app.linkplay.me == me                    # the same player as before
@@ -176,6 +176,28 @@ def test_the_lobby_tells_the_link_health_and_only_the_authority_starts():
     guest.inp.press(guest.clock.now + 1000, 0, "B", 40000)
     pair.step_ms(500)
     assert [d.app.linkplay.mode for d in pair.devs] == [LOBBY, LOBBY]
+
+
+def test_the_menu_joins_a_calling_peer_but_not_garbage_nor_one_it_left():
+    pair = LinkedPair(framebuf, seed=11)
+    a, b = pair.devs
+    for k in (0, 1):
+        pair.wire.inject(k, bytes((x * 71 + 3) & 0xFF for x in range(3000)) + b"\x00")
+    pair.step_ms(1000)                                    # a floating RX: noise
+    assert a.app.linkplay is None and b.app.linkplay is None
+    b.app.link_play(b.clock.now)                          # b's player chooses LINK PLAY
+    pair.step_ms(1000)
+    assert a.app.linkplay is not None                     # a's menu answered the call
+    pair.step_ms(500)
+    assert a.app.linkplay.link.state == LINKED
+    a.inp.press(a.clock.now + 1000, 0, "A", 40000)        # a's player says no
+    pair.step_ms(3000)
+    assert a.app.linkplay is None and a.app.screen_name() == "title"
+    # b restarts its link play (a new start number): a joins again.
+    b.app.linkplay.close(b.clock.now)
+    b.app.link_play(b.clock.now)
+    pair.step_ms(1000)
+    assert a.app.linkplay is not None
 
 
 def test_the_menu_offers_link_play_only_with_a_cable_port():
