@@ -222,6 +222,8 @@ class LinkPlay:
                 # over from the last frame it stepped, and says so in the stream.
                 self.leading = True
                 self.base = (now - self.game_t) & _MASK
+                self._water = None       # until the new guest says what it has sent
+                self._held = []
                 self.remote = 1 - self.me
                 tb = self.app.table
                 if tb is not None and isinstance(tb.arbiter, LinkArbiter):
