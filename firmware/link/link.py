@@ -54,7 +54,8 @@ LOST_US = const(600000)          # LINK LOST within a second of the cable coming
 RESEND_US = const(60000)
 WINDOW = const(8)                # DATA frames in flight
 READS = const(8)                 # reads per poll at most: a flood cannot hold the loop
-INBOX_MAX = const(64)            # messages not yet taken by the game; beyond: not acked
+INBOX_MAX = const(64)
+SYNC_FRAME_BYTES = const(20)     # SYNC and SYNC_R on the wire: 4 + 12 + 2, +1, +1            # messages not yet taken by the game; beyond: not acked
 
 
 def _u32(b, i):
@@ -75,8 +76,9 @@ class Link:
         self.version = version
         self.rules_version = rules_version
         self.uid = bytes(getattr(port, "uid", b"") or b"")
-        # A SYNC frame's time on the line, each way (known, so not an uncertainty).
-        self.frame_us = getattr(port, "byte_us", 0) * 18
+        # A SYNC frame's time on the line, each way (known, so not an uncertainty): its
+        # 12-byte payload, the head and the CRC, COBS's one byte and the ending 0.
+        self.frame_us = getattr(port, "byte_us", 0) * SYNC_FRAME_BYTES
         now = clock.ticks_us()
         self.nonce = ((now ^ (now >> 16)) & 0xFFFF) or 1
         self.hold = 0                # how much game this device holds (the election)

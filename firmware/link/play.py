@@ -321,8 +321,9 @@ class LinkPlay:
                 t = (sync.to_local(_u32(m, i + 1)) - self.base) & _MASK
                 if ticks_diff(self.game_t, t) > self.app.window_us:
                     self.late += 1       # only if the bound was wrong
-                self.presses_in += 1
-                evs.append((t, self.remote, m[i + 5], m[i + 6]))
+                if m[i + 5] <= PAUSE_BUTTON:          # a button the pads have
+                    self.presses_in += 1
+                    evs.append((t, self.remote, m[i + 5], 1 if m[i + 6] else 0))
                 i += 7
             elif k == 84 and i + 5 <= n:                          # T
                 if sync.synced():

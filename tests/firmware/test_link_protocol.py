@@ -275,3 +275,10 @@ def test_sync_refuses_an_answer_with_stamps_out_of_order():
     assert s.offset == ((50200 - 1000) + (50210 - 1400)) // 2      # 49005
     assert s.rtt_min == 390 and s.base_bound == 196
     assert s.to_local(s.to_peer(123456)) == 123456
+
+
+def test_the_sync_frames_line_time_is_what_the_link_takes_out_of_the_round_trip():
+    from firmware.link.link import SYNC_FRAME_BYTES
+    for k in range(256):
+        payload = bytes((k + i * 53) & 0xFF for i in range(12))     # zeros or not
+        assert len(F.encode(1, 3, k, 255 - k, payload)) == SYNC_FRAME_BYTES
