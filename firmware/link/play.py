@@ -48,7 +48,8 @@ from firmware.link import face
 
 from shared_rules.compat import const
 
-FLUSH_US = const(100000)         # the follower sees the authority's time at least this often
+FLUSH_US = const(100000)
+LEAVE_US = const(5000000)        # LINK LOST this long: A leaves link play         # the follower sees the authority's time at least this often
 _MASK = const(0x3FFFFFFF)
 _MSG = const(150)                # stream bytes gathered into one message at most
 
@@ -187,7 +188,7 @@ class LinkPlay:
         if self.diverged >= 0:
             return self._out_of_step(now, evs)
         if lk.state != LINKED:
-            return self._lost(now)
+            return self._lost(now, evs)
         if self._lost_shown:
             self._lost_shown = False
             self._resume(now)
@@ -503,14 +504,28 @@ class LinkPlay:
         app.start_game(seed & _MASK, _rules(flags), (None, None), t, conduct=conduct)
 
     # ---- link down, back up -------------------------------------------------------------
-    def _lost(self, now):
+    def _lost(self, now, local):
+        """The link is down mid-game: LINK LOST, nothing moves. After LEAVE_US more the
+        player may give up on it (A): a press in the heat of the game does not."""
         if self.link.authority and self.paused_at is None:
             self.paused_at = now
-        if self._lost_shown:
-            return False
-        self._lost_shown = True
-        self._banner("LINK LOST", "CHECK THE CABLE")
-        return True
+        if not self._lost_shown:
+            self._lost_shown = True
+            self._lost_t = now
+            self._lost_leave = False
+            self._banner("LINK LOST", "CHECK THE CABLE")
+            return True
+        if not self._lost_leave:
+            if ticks_diff(now, self._lost_t) < LEAVE_US:
+                return False
+            self._lost_leave = True
+            self._banner("LINK LOST", "A: LEAVE")
+            return True
+        for e in local:
+            if e[3] and (e[2] == A or e[2] == "A") and ticks_diff(e[0], self._lost_t) >= LEAVE_US:
+                self.close(e[0])
+                return True
+        return False
 
     def _out_of_step(self, now, local):
         """The two games differ (a digest did not match): say so on both, play no more

@@ -227,3 +227,21 @@ def test_r43_a_divergence_is_caught_at_the_round_end_and_said_on_both():
     host.inp.press(host.clock.now + 1000, 0, "A", 40000)
     pair.step_ms(200)
     assert host.app.linkplay is None and host.app.screen_name() == "title"
+
+
+def test_a_peer_gone_for_good_can_be_left_after_a_while_but_not_by_a_stray_press():
+    pair = LinkedPair(framebuf, seed=12)
+    host = start_linked_game(pair, seed=12)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    pair.step_ms(3000)
+    pair.hands = []
+    pair.wire.unplugged = True
+    pair.run_until(lambda: guest.app.linkplay._lost_shown, 1000)
+    guest.inp.press(guest.clock.now + 1000, 0, "A", 40000)    # in the heat of the game
+    pair.step_ms(1000)
+    assert guest.app.linkplay is not None
+    pair.step_ms(4500)
+    guest.inp.press(guest.clock.now + 1000, 0, "A", 40000)
+    pair.step_ms(300)
+    assert guest.app.linkplay is None and guest.app.screen_name() == "title"
+    assert host.app.linkplay is not None and host.app.linkplay._lost_shown
