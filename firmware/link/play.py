@@ -601,6 +601,11 @@ class LinkPlay:
         if st == LOOPED:
             return ("CABLE LOOPED BACK", "LOOPBACK TEST OK", "", "A: BACK")
         if lk.peer_uid is None:
+            if lk.dec.bad:
+                # Bytes come but no frame is whole: a floating RX, a peer at another
+                # baud rate, a wire loose.
+                return ("NOISE ON THE CABLE", "%d BAD FRAMES" % lk.dec.bad,
+                        "CHECK WIRING AND BAUD", "A: BACK")
             return ("LOOKING FOR PEER", "CONNECT THE CABLE", "", "A: BACK")
         s = lk.sync
         peer = "PEER %s  RESENT %d" % (lk.peer_name(), lk.resends)

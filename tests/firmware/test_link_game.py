@@ -245,3 +245,17 @@ def test_a_peer_gone_for_good_can_be_left_after_a_while_but_not_by_a_stray_press
     pair.step_ms(300)
     assert guest.app.linkplay is None and guest.app.screen_name() == "title"
     assert host.app.linkplay is not None and host.app.linkplay._lost_shown
+
+
+def test_the_lobby_says_nothing_comes_or_only_noise_comes():
+    pair = LinkedPair(framebuf, seed=13)
+    a = pair.devs[0]
+    pair.wire.unplugged = True             # nothing reaches the other (TX wired to TX)
+    a.app.link_play(a.clock.now)
+    pair.step_ms(1000)
+    assert a.app.linkplay.lines()[:2] == ("LOOKING FOR PEER", "CONNECT THE CABLE")
+    pair.wire.inject(0, bytes((x * 89 + 1) & 0xFF for x in range(2000)))   # floating RX
+    pair.step_ms(200)
+    l = a.app.linkplay.lines()
+    assert l[0] == "NOISE ON THE CABLE" and l[1].endswith(" BAD FRAMES")
+    assert int(l[1].split()[0]) > 0
