@@ -48,8 +48,8 @@ from firmware.link import face
 
 from shared_rules.compat import const
 
-FLUSH_US = const(100000)
-LEAVE_US = const(5000000)        # LINK LOST this long: A leaves link play         # the follower sees the authority's time at least this often
+FLUSH_US = const(100000)         # the follower sees the authority's time at least this often
+LEAVE_US = const(5000000)        # LINK LOST this long: A leaves link play
 _MASK = const(0x3FFFFFFF)
 _MSG = const(150)                # stream bytes gathered into one message at most
 
