@@ -35,6 +35,8 @@ examples:
   %(prog)s --headless --p0 hard --p1 easy --seed 3 --until over --print-state
   %(prog)s --terminal --p0 normal --p1 hard  watch the CPUs play in this terminal
   %(prog)s --p1 normal --record game.txt     then:  %(prog)s --replay game.txt
+  %(prog)s --link listen:7700   and, in another terminal:
+  %(prog)s --link connect:127.0.0.1:7700     two handhelds linked (docs/LINK.md)
 """
 
 
@@ -116,6 +118,10 @@ def build_parser():
     who.add_argument("--manual-flip", action="store_true",
                      help="turning a stockpile's next card is a separate press (R14)")
     run = p.add_argument_group("how it runs")
+    run.add_argument("--link", metavar="listen:PORT|connect:HOST:PORT",
+                     help="link play (R43): this process is one handheld of two, linked "
+                          "over a local socket that carries the cable's bytes; start "
+                          "the other with the other form (docs/LINK.md)")
     run.add_argument("--engine", choices=("app", "pico"), default="app",
                      help="app: the firmware's app in this Python (fast, the default); "
                           "pico: the real firmware in MicroPython on an emulated Raspberry "
@@ -206,10 +212,23 @@ def parse_args(argv):
                 "headless" if args.headless else "in --terminal"))
         if args.replay is None:
             seats = (args.p0 or "normal", args.p1 or "normal")
+            if args.link is not None and args.p1 is not None:
+                raise UsageError("--link: player 1 is the other process's; give this "
+                                 "one's CPU level with --p0")
             if "human" in seats:
                 raise UsageError("%s has no keyboard: give the human seat a CPU level "
                                  "(--p0/--p1 easy|normal|hard), or --replay a game" % (
                                      "--headless" if args.headless else "--terminal"))
+    if args.link is not None:
+        from desktop_emulator.link import LinkError, parse_spec
+        try:
+            parse_spec(args.link)
+        except LinkError as e:
+            raise UsageError(str(e)) from None
+        for flag, value in (("--engine pico", args.engine == "pico" or None),
+                            ("--replay", args.replay), ("--terminal", args.terminal or None)):
+            if value is not None:
+                raise UsageError("%s cannot be used with --link" % flag)
     if args.firmware is not None and args.engine != "pico":
         raise UsageError("--firmware is for --engine pico")
     if args.engine == "pico" and args.terminal:
@@ -399,13 +418,23 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
         except (ImageError, DeviceError) as e:
             return _fail(str(e))
         pico = PicoMachine(firmware, start_near_wrap=args.start_near_wrap)
+    link = None
+    if args.link is not None:
+        from desktop_emulator.link import LinkError, open_link
+        try:
+            link = open_link(args.link)
+        except LinkError as e:
+            return _fail(str(e))
     try:
-        return _run(args, loaded, windowed, clock, on_frame, out, pico)
+        return _run(args, loaded, windowed, clock, on_frame, out, pico, link)
     except loops.StopRun as e:
         return _fail(str(e), 1)
     except replays.OutputError as e:
         return _fail(str(e))
     except Exception as e:
+        from desktop_emulator.link import LinkError
+        if isinstance(e, LinkError):
+            return _fail(str(e), 1)
         if pico is None or not _is_device_error(e):
             raise
         if getattr(e, "traceback", ""):
@@ -414,6 +443,8 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
     finally:
         if pico is not None:
             pico.close()
+        if link is not None:
+            link.close()
 
 
 def _is_device_error(e):
@@ -438,6 +469,7 @@ class _Run:
         self.loaded = loaded
         self.windowed = windowed
         self.pico = pico
+        self.link = None             # the cable to the other process (--link)
         self.machine = None
         self.seats = None
         if loaded is None and (not windowed or any(
@@ -458,6 +490,8 @@ class _Run:
         self.scale = args.scale or 6
         if loaded is not None and (not windowed or isinstance(clock, SimClock)):
             clock = SimClock(loaded.start_t)      # a replay runs on its own recorded time
+        elif not windowed and args.link is not None:
+            clock = clock or PerfClock()          # linked: the other process runs in real time
         elif not windowed:
             clock = clock or SimClock(start_near_wrap=args.start_near_wrap)
         elif clock is None:
@@ -522,14 +556,18 @@ class _Run:
     def start(self, keep_saved=True):
         """The replay, or the game the command line names (if it names one)."""
         m = self.machine
-        if self.loaded is not None:
+        if getattr(self, "link", None) is not None:
+            from desktop_emulator.link import attach
+            attach(m, self.link, self.clock.ticks_us())   # the lobby: B starts (docs/LINK.md)
+        elif self.loaded is not None:
             m.start_replay(self.loaded)
         elif self.seats is not None:
             m.start_game(self.seats, self.seed, _rules(self.args), keep_saved=keep_saved)
 
 
-def _run(args, loaded, windowed, clock, on_frame, out, pico=None):
+def _run(args, loaded, windowed, clock, on_frame, out, pico=None, link=None):
     run = _Run(args, loaded, windowed, clock, pico)
+    run.link = link
     on_show = run.open_outputs()
     screen = None
     try:
@@ -583,7 +621,9 @@ def _run_window(run, on_show, on_frame, out):
     else:
         keyboard = KeyboardInput(run.clock, keymap)
         replaying = run.loaded is not None
-        machine = run.engine(display, snd, MemoryStorage() if replaying else FileStorage(),
+        # Two linked processes must not share the player's saved game.
+        machine = run.engine(display, snd, MemoryStorage() if replaying or run.link is not None
+                             else FileStorage(),
                              None if replaying else keyboard, hint=title_hint(keymap))
     run.start(keep_saved=not args.replace_save)
     if run.loaded is None and run.seats is not None and machine.app.saved is not None \
@@ -632,6 +672,12 @@ def _run_headless(run, on_show):
     """As fast as it can, on the engine's own clock."""
     from desktop_emulator.display import FrameDisplay
     from desktop_emulator.sound import ListSound
+    if run.link is not None:
+        from host.ports import ScriptInput
+        from desktop_emulator.link import run_headless
+        machine = run.engine(FrameDisplay(on_show), ListSound(), inp=ScriptInput(run.clock))
+        return run_headless(machine, run.link, run.seats[0], run.seed, _rules(run.args),
+                            until=run.until)
     machine = run.engine(FrameDisplay(on_show), ListSound())
     run.start()
     if run.pico is not None:

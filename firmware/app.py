@@ -21,6 +21,8 @@
 #                         optionally display.show_spans(spans) to send only what changed
 #   sound.play(tune)    a tune of firmware.sound, non-blocking (optional port)
 #   storage.load() -> dict or None; storage.save(dict)   (atomic; optional port)
+#   link                the cable to a second handheld (optional port): its contract is
+#                         firmware/link/port.py; with it the menu offers LINK PLAY
 
 from shared_rules.game import Game
 from shared_rules.arbiter import ticks_diff, ticks_add
@@ -63,12 +65,13 @@ _NO_SEATS = (HumanSeat(0), HumanSeat(1))
 
 
 class Ports:
-    def __init__(self, input, display, sound=None, storage=None, clock=None):
+    def __init__(self, input, display, sound=None, storage=None, clock=None, link=None):
         self.input = input
         self.display = display
         self.sound = sound
         self.storage = storage
         self.clock = clock
+        self.link = link             # the cable to another handheld (firmware/link/port.py)
 
 
 def _code(b):
@@ -89,6 +92,8 @@ def _before(a, b):
 
 
 class App:
+    table_kind = Table               # link play gives its own (firmware/link/play.py)
+
     def __init__(self, ports, scheme=TWO_BUTTON, slap_limit_us=SLAP_LIMIT_US,
                  window_us=WINDOW_US, now_us=0, record_limit=RECORD_LIMIT, defaults=None,
                  hint=None, house=None):
@@ -99,6 +104,8 @@ class App:
         the storage port's, if there is one."""
         self.ports = ports
         self.on_cpu_press = None         # a host's hook(t, player, button): a CPU pressed
+        self.linkplay = None             # a linked game's conduct (firmware/link/play.py)
+        self._wake = None                # the menu listening on the cable
         self.hint = hint                 # None: the title screen's own
         self.defaults = savegame.settings_from(defaults) if defaults is not None else None
         if defaults is not None and self.defaults is None:
@@ -159,6 +166,27 @@ class App:
     # ---- the loop ---------------------------------------------------------------------
     def step(self, now_us):
         """One non-blocking iteration; returns True if the display was updated."""
+        if self.linkplay is not None:
+            return self.linkplay.step(now_us)
+        link = getattr(self.ports, "link", None)
+        if link is not None and (self.screen == TITLE or self.screen == ATTRACT):
+            # The other handheld calls (it restarted us mid-game, or its player chose
+            # LINK PLAY first): join it.
+            if self._wake is None:
+                from firmware.link.wake import Wake
+                self._wake = Wake()
+            if self._wake.heard(link):
+                return self.link_play(now_us).step(now_us)
+        return self.step_alone(now_us)
+
+    def link_play(self, now_us):
+        """Start link play (the menu's LINK PLAY): the lobby, then a linked game."""
+        from firmware.link.play import LinkPlay
+        self.linkplay = LinkPlay(self, now_us)
+        return self.linkplay
+
+    def step_alone(self, now_us):
+        """One step of this app by itself (link play calls it with the game's time)."""
         self.now = now_us
         self.frames += 1
         state = False
@@ -340,8 +368,8 @@ class App:
         self.game = game
         self.cpu = [cpu[0], cpu[1]]
         self.stats = Stats.from_list(stats) if stats is not None else Stats()
-        self.table = Table(game, self.cpu, self.scheme, self.window_us, conduct, self.stats,
-                           self.want, now_us)
+        self.table = self.table_kind(game, self.cpu, self.scheme, self.window_us, conduct,
+                                     self.stats, self.want, now_us)
         self.replay = Recording(game.seed, game.rules, self.record_limit)
         self.replay.conduct = conduct
         self.replay_snapshot = snapshot

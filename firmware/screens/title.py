@@ -26,6 +26,7 @@ SOUND = const(5)
 HOWTO_ITEM = const(6)
 START = const(7)
 SIGNAL = const(8)
+LINK = const(9)
 _SETTINGS = (MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND)
 
 
@@ -49,6 +50,8 @@ class TitleScreen:
         # comes before it).
         for it in (START, MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND, HOWTO_ITEM):
             out.append(it)
+        if getattr(self.app.ports, "link", None) is not None:
+            out.insert(out.index(START) + 1, LINK)    # a cable port: play on two handhelds
         return out
 
     def text(self, item):
@@ -71,6 +74,8 @@ class TitleScreen:
             return "SOUND ON" if s["sound"] else "SOUND OFF"
         if item == HOWTO_ITEM:
             return "HOW TO PLAY"
+        if item == LINK:
+            return "LINK PLAY"
         return "START"
 
     def press(self, t, p, code):
@@ -110,6 +115,8 @@ class TitleScreen:
             app.save_settings()
         elif item == HOWTO_ITEM:
             app.go(HOWTO, t)
+        elif item == LINK:
+            app.link_play(t)
         elif item == START:
             rules = Rules(points=bool(s["points"]), manual_flip=bool(s["flip"]),
                           target=app.target)

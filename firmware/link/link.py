@@ -1,0 +1,321 @@
+# The link protocol (R43) over a transport port (port.py): who the peer is, which of
+# the two is the authority, messages that arrive once and in order however the cable
+# behaves, and the peer's clock.
+#
+# Frames (frame.py) of these kinds:
+#   HELLO   who I am: rules version, how much game I hold, my start number (a fresh
+#           one at every start, so a peer that restarted is noticed), the start number
+#           of the peer I have heard (so both know the other has heard them), my
+#           unique id. Sent every HELLO_US, and at once to a peer that has not heard us.
+#   BEAT    nothing but the acknowledgement: the heartbeat, every BEAT_US.
+#   SYNC    the authority's "what time is it?" (t1); SYNC_R the answer (t1, t2, t3).
+#   DATA    a message of the game, numbered (seq); every frame carries the number of
+#           the next DATA frame its sender expects (ack), so DATA not acknowledged
+#           within RESEND_US is sent again (go-back-N: the receiver takes only the
+#           next one in order and drops the rest, so nothing is doubled or reordered).
+#
+# Election: the device holding more of a game (a restarted device holds none) is the
+# authority; between equals the larger unique id. Ids differ between devices, so it
+# cannot tie; a frame with our own id and start number is our own, come back: the
+# cable is looped (the loopback self-test), or TX is wired to RX on one device.
+#
+# A frame of another protocol version is not read; a HELLO of another version, or of
+# other rules, makes the link INCOMPATIBLE (and says which version the peer speaks).
+# Nothing heard from the peer for LOST_US: LOST (until a frame comes again; if its
+# start number is new, the peer restarted and the session begins afresh).
+
+from shared_rules.arbiter import ticks_diff
+from firmware.link import frame as F
+from firmware.link.sync import ClockSync
+
+from shared_rules.compat import const
+
+VERSION = const(1)               # of this protocol, in every frame
+RULES_VERSION = const(44)        # the rules both must follow: R1-R44
+
+HELLO = const(1)
+BEAT = const(2)
+SYNC = const(3)
+SYNC_R = const(4)
+DATA = const(5)
+
+# States.
+SEARCHING = const(0)             # no peer heard yet
+LINKED = const(1)
+LOST = const(2)                  # the peer went quiet
+INCOMPATIBLE = const(3)          # the peer speaks another version, or other rules
+LOOPED = const(4)                # our own frames come back
+STATE_NAMES = ("SEARCHING", "LINKED", "LINK LOST", "INCOMPATIBLE", "LOOPED BACK")
+
+HELLO_US = const(250000)
+BEAT_US = const(100000)
+SYNC_US = const(100000)
+LOST_US = const(600000)          # LINK LOST within a second of the cable coming out
+RESEND_US = const(60000)
+WINDOW = const(8)                # DATA frames in flight
+READS = const(8)                 # reads per poll at most: a flood cannot hold the loop
+INBOX_MAX = const(64)
+SYNC_FRAME_BYTES = const(20)     # SYNC and SYNC_R on the wire: 4 + 12 + 2, +1, +1            # messages not yet taken by the game; beyond: not acked
+
+
+def _u32(b, i):
+    return (b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]
+
+
+def _put32(b, i, v):
+    b[i] = (v >> 24) & 0xFF
+    b[i + 1] = (v >> 16) & 0xFF
+    b[i + 2] = (v >> 8) & 0xFF
+    b[i + 3] = v & 0xFF
+
+
+class Link:
+    def __init__(self, port, clock, version=VERSION, rules_version=RULES_VERSION):
+        self.port = port
+        self.clock = clock
+        self.version = version
+        self.rules_version = rules_version
+        self.uid = bytes(getattr(port, "uid", b"") or b"")
+        # A SYNC frame's time on the line, each way (known, so not an uncertainty): its
+        # 12-byte payload, the head and the CRC, COBS's one byte and the ending 0.
+        self.frame_us = getattr(port, "byte_us", 0) * SYNC_FRAME_BYTES
+        now = clock.ticks_us()
+        self.nonce = ((now ^ (now >> 16)) & 0xFFFF) or 1
+        self.hold = 0                # how much game this device holds (the election)
+        self.dec = F.Decoder()
+        self._rx = bytearray(64)
+        self.sync = ClockSync()
+        self.state = SEARCHING
+        self.peer_uid = None
+        self.peer_nonce = 0
+        self.peer_version = VERSION
+        self.peer_hold = 0
+        self.authority = False
+        self.epoch = 0               # new sessions (a new peer, or the peer restarted)
+        self.heard = now             # the last good frame from the peer
+        self._rt = now               # when the bytes being read came in
+        self.heard_us = False        # the peer has heard our HELLO
+        self._hello_t = None
+        self._beat_t = now
+        self._sync_t = now
+        self._sync_q = -1            # t1 of the question in flight
+        # The reliable channel.
+        self._tx_seq = 0
+        self._inflight = []          # [seq, payload]
+        self._sent_t = now
+        self._backlog = []
+        self._rx_expect = 0
+        self._ack_due = False
+        self.inbox = []
+        # Counters (the link-health screen).
+        self.resends = 0
+        self.frames_out = 0
+        self.foreign = 0             # frames of another version, or from no peer of ours
+        self.lost_count = 0
+
+    # ---- sending ------------------------------------------------------------------
+    def _send(self, kind, seq, payload):
+        self.frames_out += 1
+        self.port.write(F.encode(self.version, kind, seq, self._rx_expect, payload))
+        if kind != HELLO:
+            self._ack_due = False
+
+    def _hello(self, now):
+        self._hello_t = now
+        u = self.uid
+        b = bytearray(10 + len(u))
+        b[0] = self.rules_version
+        _put32(b, 1, self.hold)
+        b[5] = self.nonce >> 8
+        b[6] = self.nonce & 0xFF
+        b[7] = self.peer_nonce >> 8
+        b[8] = self.peer_nonce & 0xFF
+        b[9] = len(u)
+        b[10:] = u
+        self._send(HELLO, 0, b)
+
+    def send(self, payload):
+        """Queue a game message; it arrives once, in order (when the link is up)."""
+        if len(payload) > F.MAX_PAYLOAD:
+            raise ValueError("message of %d bytes" % len(payload))
+        self._backlog.append(bytes(payload))
+
+    def recv(self):
+        """The next game message (bytes), or None."""
+        if self.inbox:
+            return self.inbox.pop(0)
+        return None
+
+    def pending(self):
+        """Messages sent but not yet acknowledged, or not yet sent."""
+        return len(self._inflight) + len(self._backlog)
+
+    # ---- the loop -----------------------------------------------------------------
+    def poll(self, now=None):
+        """Read what came, answer, resend, keep the heartbeat; never blocks."""
+        port = self.port
+        rx = self._rx
+        for _ in range(READS):
+            n = port.readinto(rx)
+            if not n:
+                break
+            self._rt = self.clock.ticks_us()
+            self.dec.feed(rx, n, self._frame)
+        if now is None:
+            now = self.clock.ticks_us()
+        st = self.state
+        if st == INCOMPATIBLE or st == LOOPED:
+            if self._hello_t is None or ticks_diff(now, self._hello_t) >= HELLO_US:
+                self._hello(now)
+            return st
+        if st == LINKED and ticks_diff(now, self.heard) >= LOST_US:
+            self.state = st = LOST
+            self.lost_count += 1
+        if self._hello_t is None or ticks_diff(now, self._hello_t) >= HELLO_US:
+            self._hello(now)
+        if self.peer_uid is None:
+            return st
+        if st == LINKED:
+            self._pump(now)
+            if self.authority and ticks_diff(now, self._sync_t) >= SYNC_US:
+                self._sync_t = now
+                self._sync_q = self.clock.ticks_us()
+                # As long as the answer: both ways spend the same time on the line.
+                b = bytearray(12)
+                _put32(b, 0, self._sync_q)
+                self._send(SYNC, 0, b)
+        if self._ack_due or ticks_diff(now, self._beat_t) >= BEAT_US:
+            self._beat_t = now
+            self._send(BEAT, 0, b"")
+        return st
+
+    def _pump(self, now):
+        fl = self._inflight
+        if fl and ticks_diff(now, self._sent_t) >= RESEND_US:
+            for e in fl:
+                self._send(DATA, e[0], e[1])
+                self.resends += 1
+            self._sent_t = now
+        while self._backlog and len(fl) < WINDOW:
+            p = self._backlog.pop(0)
+            e = [self._tx_seq, p]
+            self._tx_seq = (self._tx_seq + 1) & 0xFF
+            if not fl:
+                self._sent_t = now
+            fl.append(e)
+            self._send(DATA, e[0], p)
+
+    # ---- receiving ----------------------------------------------------------------
+    def _frame(self, version, kind, seq, ack, raw, end):
+        if version != self.version:
+            self.foreign += 1
+            if kind == HELLO and end > F.HEAD:
+                # A HELLO keeps its place in every version: say whom we met.
+                self.peer_version = version
+                self.state = INCOMPATIBLE
+            return
+        if kind == HELLO:
+            self._on_hello(raw, end)
+            return
+        if self.peer_uid is None or self.state == INCOMPATIBLE or self.state == LOOPED:
+            self.foreign += 1
+            return
+        self._heard()
+        self._on_ack(ack)
+        if kind == DATA:
+            if seq == self._rx_expect and len(self.inbox) < INBOX_MAX:
+                self.inbox.append(bytes(raw[F.HEAD:end]))
+                self._rx_expect = (self._rx_expect + 1) & 0xFF
+            self._ack_due = True
+        elif kind == SYNC and end - F.HEAD >= 4:
+            t2 = self._rt
+            b = bytearray(12)
+            b[0:4] = raw[F.HEAD:F.HEAD + 4]
+            _put32(b, 4, t2)
+            _put32(b, 8, self.clock.ticks_us())
+            self._send(SYNC_R, 0, b)
+        elif kind == SYNC_R and end - F.HEAD >= 12 and self.authority:
+            h = F.HEAD
+            t1 = _u32(raw, h)
+            if t1 == self._sync_q:
+                self._sync_q = -1
+                self.sync.sample(t1, _u32(raw, h + 4), _u32(raw, h + 8), self._rt,
+                                 2 * self.frame_us)
+
+    def _heard(self):
+        self.heard = self._rt
+        if self.state == LOST and self.heard_us:
+            self.state = LINKED
+
+    def _on_ack(self, ack):
+        fl = self._inflight
+        k = 0
+        while k < len(fl) and 1 <= ((ack - fl[k][0]) & 0xFF) <= WINDOW:
+            k += 1
+        if k:
+            del fl[:k]
+            self._sent_t = self._rt
+
+    def _on_hello(self, raw, end):
+        h = F.HEAD
+        if end - h < 10 or end - h < 10 + raw[h + 9]:
+            self.foreign += 1
+            return
+        rules = raw[h]
+        hold = _u32(raw, h + 1)
+        nonce = (raw[h + 5] << 8) | raw[h + 6]
+        seen = (raw[h + 7] << 8) | raw[h + 8]
+        uid = bytes(raw[h + 10:h + 10 + raw[h + 9]])
+        if uid == self.uid and nonce == self.nonce:
+            self.state = LOOPED
+            return
+        if rules != self.rules_version:
+            self.peer_version = rules
+            self.state = INCOMPATIBLE
+            return
+        if uid != self.peer_uid or nonce != self.peer_nonce:
+            self._new_session(uid, nonce, hold)
+        self._heard_hello(seen)
+
+    def _heard_hello(self, seen):
+        self.heard = self._rt
+        if seen != self.nonce:
+            self.heard_us = False
+            self._hello(self._rt)        # it has not heard us (yet, or since it restarted)
+            return
+        self.heard_us = True
+        if self.state != LINKED:
+            self.state = LINKED
+
+    def _new_session(self, uid, nonce, hold):
+        first = self.peer_uid is None
+        self.peer_uid = uid
+        self.peer_nonce = nonce
+        self.peer_hold = hold
+        # More game held wins; then the larger id (ids differ: no tie).
+        if hold != self.hold:
+            self.authority = self.hold > hold
+        else:
+            self.authority = self.uid > uid
+        self.epoch += 1
+        self.sync.reset()
+        self._tx_seq = 0
+        self._rx_expect = 0
+        if not first:
+            # Meant for the peer as it was: the game starts it afresh (epoch).
+            self._inflight = []
+            self._backlog = []
+        self.inbox = []
+        self.heard_us = False
+        self.state = SEARCHING
+
+    # ---- for the health screen ----------------------------------------------------
+    def state_name(self):
+        return STATE_NAMES[self.state]
+
+    def peer_name(self):
+        """The last four hex digits of the peer's id."""
+        u = self.peer_uid
+        if not u:
+            return "----"
+        return "%02X%02X" % (u[-2] if len(u) > 1 else 0, u[-1])

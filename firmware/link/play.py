@@ -1,0 +1,677 @@
+# A linked game (R43): two handhelds, one game, each player with their own screen.
+#
+# One device, the authority, holds the game: its app runs the match exactly as when
+# two people share one handheld. The other, the follower, sends its own player's
+# presses over the link, stamped with its own clock; the authority converts each stamp
+# into its own time (firmware/link/sync.py), with the error bound of that conversion,
+# and hands it to the arbiter as the other player's press. The game's time on the
+# authority never passes what the follower has said it sent everything before (its
+# "T" stamp, behind its presses in the same ordered stream): the wait for the link's
+# bounded delay, however long a resend makes it. The arbiter treats two conflicting
+# presses closer than the bound as a tie (R21), and otherwise lets the earlier stamp
+# win whichever message came first (R19).
+#
+# What the authority's app was given is the game: every frame it stepped, with the
+# button events of that frame (its own player's and the converted ones) and the bound
+# in force. It sends exactly that, in order, to the follower, whose own app steps the
+# same frames with the same events: the same decisions, screens, sounds and recording,
+# by construction (R40). A digest of the game at every round's end is checked by the
+# follower, so any divergence is caught and said. The stream is kept (`log`), so a
+# follower that restarted, or a device that joins, is brought to the same place by
+# stepping it all again; and a device that holds the game when its authority restarted
+# takes over (the election prefers the device holding more, link.py).
+#
+# Cable out: both sides show LINK LOST and the game's time stands still (the authority
+# steps nothing, and its game clock leaves out the time lost), so plugged back in, the
+# game goes on exactly where it was.
+#
+# The stream's records, several to a DATA message, authority -> follower:
+#   S  t(4) seed(4) flags(1) authority's player(1) conduct line   a game starts
+#   E  t(4) player(1) code(1) down(1)                             a button event
+#   F  t(4) bound(2)                                              step the app at t
+#   D  round(2) digest(3)                                         the state, checked
+#   W  authority's player(1)                                      who holds the game
+# follower -> authority (one message a frame):
+#   P  t(4) code(1) down(1)                                       my player's button
+#   T  t(4)                            I have sent every press touched before t
+#   X  round(2)                                                   my digest differs
+
+from shared_rules.arbiter import Arbiter, ticks_diff, _player
+from shared_rules.game import Rules
+from shared_rules.conduct import Conduct
+from firmware.table import Table
+from firmware.view import View, W, H
+from firmware.screens import TITLE, A, B, LEFT, RIGHT, UP, DOWN, PAUSE_BUTTON
+from shared_rules.pad import BUTTON_NAMES
+from firmware.link.link import Link, LINKED, INCOMPATIBLE, LOOPED
+from firmware.link import face
+
+from shared_rules.compat import const
+
+FLUSH_US = const(100000)         # the follower sees the authority's time at least this often
+LEAVE_US = const(5000000)        # LINK LOST this long: A leaves link play
+_MASK = const(0x3FFFFFFF)
+_MSG = const(150)                # stream bytes gathered into one message at most
+
+LOBBY = const(0)
+PLAYING = const(1)
+
+
+class LinkArbiter(Arbiter):
+    """The arbiter of a linked game: the remote player's presses carry the bound of
+    their converted stamps (R43), which the owner sets before each frame."""
+
+    def __init__(self, game, window_us, remote):
+        Arbiter.__init__(self, game, window_us)
+        self.remote = remote
+        self.bound_us = 0
+
+    def press(self, action, t_us, bound_us=0):
+        if not bound_us and _player(action) == self.remote:
+            bound_us = self.bound_us
+        Arbiter.press(self, action, t_us, bound_us)
+
+
+class LinkInput:
+    """The input port the app reads during link play: the events of this frame."""
+
+    def __init__(self, dropped):
+        self.events = []
+        self.dropped = dropped
+
+    def drain(self, out=None):
+        if out is None:
+            out = []
+        for e in self.events:
+            out.append(e)
+        self.events = []
+        return out
+
+
+class _StepClock:
+    # The app's clock port, when the host gave none: the time of the step.
+    def __init__(self, t):
+        self.t = t
+
+    def ticks_us(self):
+        return self.t
+
+
+def _u32(b, i):
+    return (b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]
+
+
+def _put32(b, v):
+    b.append((v >> 24) & 0xFF)
+    b.append((v >> 16) & 0xFF)
+    b.append((v >> 8) & 0xFF)
+    b.append(v & 0xFF)
+
+
+class LinkPlay:
+    def __init__(self, app, now):
+        self.app = app
+        ports = app.ports
+        self.clock = ports.clock if ports.clock is not None else _StepClock(now)
+        self.link = Link(ports.link, self.clock)
+        self.mode = LOBBY
+        self.me = 0                  # this device's player
+        self.remote = 1              # the player whose stamps the authority converts
+        self.base = 0                # authority: local time - game time
+        self.paused_at = None        # authority: when the link went down mid-game
+        self.game_t = 0              # the game time of the last frame stepped
+        self.log = []                # the stream of the current game, message by message
+        self._cur = bytearray()
+        self._flushed_t = now
+        self._epoch = 0
+        self.leading = False         # this device's app decides the game
+        self._busy = 0
+        self._screen = -1
+        self._digest_at = None
+        self._evs = []               # follower: events of the frame being gathered
+        self.diverged = -1           # the round whose digest differed, or -1
+        self.late = 0                # remote presses that came after their window
+        self._water = None           # authority: the guest has sent all it touched before
+        self._held = []              # authority: own presses not yet reached by game time
+        self.lag_us = 0              # authority: how far the game's time is behind its clock
+        self.lag_max_us = 0
+        self.presses_in = 0
+        self._real_input = ports.input
+        self._real_display = ports.display
+        self._real_view = app.view
+        self._inp = LinkInput(getattr(ports.input, "dropped", 0))
+        self._facing = None
+        self._shown_key = None
+        self._lost_shown = False
+        self._step_shown = False
+        app.table_kind = self._make_table
+
+    # ---- the app's hooks --------------------------------------------------------------
+    def _make_table(self, game, cpu, scheme, window_us, conduct, stats, want, now):
+        tb = Table(game, cpu, scheme, window_us, conduct, stats, want, now)
+        tb.arbiter = LinkArbiter(game, window_us, self.remote)
+        return tb
+
+    def close(self, t):
+        """Leave link play: the app is as it was, back at the title."""
+        app = self.app
+        app.table_kind = Table
+        app.ports.input = self._real_input
+        app.ports.display = self._real_display
+        app.view = self._real_view
+        app._show_spans = hasattr(self._real_display, "show_spans")
+        app.linkplay = None
+        app.view.invalidate()
+        lk = self.link
+        if lk.peer_uid is not None:
+            # The player left this peer: the menu does not join it again by itself.
+            from firmware.link.wake import Wake
+            if app._wake is None:
+                app._wake = Wake()
+            app._wake.declined = (lk.peer_uid, lk.peer_nonce)
+        app.to_title(t)
+
+    # ---- the loop ---------------------------------------------------------------------
+    def step(self, now):
+        """One frame of link play (the app's step while linked); True if drawn."""
+        if isinstance(self.clock, _StepClock):
+            self.clock.t = now
+        lk = self.link
+        lk.hold = len(self.log)
+        lk.poll(now)
+        if lk.epoch != self._epoch:
+            self._epoch = lk.epoch
+            self._new_session(now)
+        evs = self._local(now)
+        if self.mode == LOBBY:
+            return self._lobby(now, evs)
+        if self.diverged >= 0:
+            return self._out_of_step(now, evs)
+        if lk.state != LINKED:
+            return self._lost(now, evs)
+        if self._lost_shown:
+            self._lost_shown = False
+            self._resume(now)
+        if lk.authority:
+            drew = self._lead(now, evs)
+        else:
+            drew = self._follow(now, evs)
+        if self.app.screen == TITLE and self.mode == PLAYING:
+            self.mode = LOBBY        # the game was left: back to the lobby, still linked
+            self._unface()
+            self._shown_key = None
+        return drew
+
+    def _local(self, now):
+        """This device's own buttons (its first pad: its player's), as (t, code, down)."""
+        out = []
+        got = self._real_input.drain()
+        if got:
+            for e in got:
+                if e[1] == 0:
+                    out.append(e)
+        return out
+
+    def _new_session(self, now):
+        """A new peer, or the peer restarted: bring it to where the game is."""
+        lk = self.link
+        if self.mode != PLAYING:
+            return
+        if lk.authority:
+            if not self.leading:
+                # Our authority restarted and holds less: this device takes the game
+                # over from the last frame it stepped, and says so in the stream.
+                self.leading = True
+                self.base = (now - self.game_t) & _MASK
+                self._water = None       # until the new guest says what it has sent
+                self._held = []
+                self.remote = 1 - self.me
+                tb = self.app.table
+                if tb is not None and isinstance(tb.arbiter, LinkArbiter):
+                    tb.arbiter.remote = self.remote
+                self._record(bytes((87, self.me)))
+                self._flush(None)
+            if self.paused_at is None:
+                self.paused_at = now
+            # It may hold nothing: the whole game again, in order.
+            for m in self.log:
+                lk.send(m)
+        else:
+            # The peer holds more of the game: it sends it all; step it again.
+            self.mode = LOBBY
+            self.leading = False
+            self.log = []
+            self._unface()
+            self.app.to_title(now)
+
+    # ---- the authority ----------------------------------------------------------------
+    def _lead(self, now, local):
+        app = self.app
+        lk = self.link
+        sync = lk.sync
+        bound = sync.bound_at(now) if sync.synced() else 0xFFFF
+        bound = bound if bound < 0xFFFF else 0xFFFF
+        evs = self._inp.events
+        while True:
+            m = lk.recv()
+            if m is None:
+                break
+            self._from_guest(m, sync, bound, evs)
+        # The game's time: this clock (less link losses), but never past what the
+        # guest has told us all of (R43): its stamp "everything before this is sent",
+        # which comes in order behind its presses, converted and less the bound. So
+        # every press of the guest's is in the arbiter before it settles anything
+        # touched later, however long the cable took (a resend, a busy line).
+        gt = (now - self.base) & _MASK
+        mine = gt
+        if self._water is None:
+            gt = self.game_t
+        elif ticks_diff(gt, self._water) > app.window_us:
+            gt = (self._water + app.window_us) & _MASK
+        if ticks_diff(gt, self.game_t) < 0:
+            gt = self.game_t
+        lag = ticks_diff(mine, gt)
+        self.lag_us = lag
+        if lag > self.lag_max_us and self._water is not None:
+            self.lag_max_us = lag
+        held = self._held
+        for e in local:
+            held.append(((e[0] - self.base) & _MASK, self.me, e[2], e[3]))
+        k = 0
+        while k < len(held) and ticks_diff(held[k][0], gt) <= 0:
+            evs.append(held[k])
+            k += 1
+        if k:
+            del held[:k]
+        tb = app.table
+        if tb is not None and isinstance(tb.arbiter, LinkArbiter):
+            tb.arbiter.bound_us = bound
+        for e in evs:
+            r = bytearray(b"E")
+            _put32(r, e[0])
+            r.append(e[1])
+            r.append(e[2] if isinstance(e[2], int) else _code(e[2]))
+            r.append(1 if e[3] else 0)
+            self._record(r)
+        n_ev = len(evs)
+        self._inp.dropped = getattr(self._real_input, "dropped", 0)
+        app.ports.input = self._inp
+        drew = app.step_alone(gt)
+        self.game_t = gt
+        busy = app.busy_frames
+        if n_ev or busy != self._busy or app.screen != self._screen or \
+                ticks_diff(now, self._flushed_t) >= FLUSH_US:
+            r = bytearray(b"F")
+            _put32(r, gt)
+            r.append(bound >> 8)
+            r.append(bound & 0xFF)
+            self._record(r)
+            self._digest()
+            self._busy = busy
+            self._screen = app.screen
+            self._flush(now)
+        return drew
+
+    def _from_guest(self, m, sync, bound, evs):
+        """A message of the guest's: its presses (P) and its 'all sent before' (T)."""
+        i = 0
+        n = len(m)
+        while i < n:
+            k = m[i]
+            if k == 80 and i + 7 <= n:                            # P
+                t = (sync.to_local(_u32(m, i + 1)) - self.base) & _MASK
+                if ticks_diff(self.game_t, t) > self.app.window_us:
+                    self.late += 1       # only if the bound was wrong
+                if m[i + 5] <= PAUSE_BUTTON:          # a button the pads have
+                    self.presses_in += 1
+                    evs.append((t, self.remote, m[i + 5], 1 if m[i + 6] else 0))
+                i += 7
+            elif k == 84 and i + 5 <= n:                          # T
+                if sync.synced():
+                    self._water = (sync.to_local(_u32(m, i + 1)) - self.base - bound) & _MASK
+                i += 5
+            elif k == 88 and i + 3 <= n:                          # X
+                self.diverged = (m[i + 1] << 8) | m[i + 2]
+                i += 3
+            else:
+                return
+
+    def _digest(self):
+        g = self.app.game
+        if g is None:
+            return
+        at = (g.round, g.phase == "over")
+        if at == self._digest_at:
+            return
+        self._digest_at = at
+        d = g.digest()
+        self._record(bytes((68, (g.round >> 8) & 0xFF, g.round & 0xFF,
+                            (d >> 16) & 0xFF, (d >> 8) & 0xFF, d & 0xFF)))
+
+    def _record(self, r):
+        if len(self._cur) + len(r) > _MSG:
+            self._flush(None)
+        self._cur.extend(r)
+
+    def _flush(self, now):
+        if now is not None:
+            self._flushed_t = now
+        if not self._cur:
+            return
+        m = bytes(self._cur)
+        self._cur = bytearray()
+        self.log.append(m)
+        self.link.send(m)
+
+    def start(self, now, seed=None, rules=None):
+        """The authority starts a linked game with the settings of its menu (a host may
+        name the seed and the rules)."""
+        app = self.app
+        s = app.settings
+        self.me = 0
+        self.remote = 1
+        self.base = 0                 # the game's time is this device's, less any link loss
+        self.leading = True
+        self._water = None
+        self._held = []
+        self.game_t = now
+        self.paused_at = None
+        self.log = []
+        self._cur = bytearray()
+        self._digest_at = None
+        conduct = app.settings_conduct()
+        seed = (now if seed is None else seed) & _MASK
+        if rules is None:
+            flags = (1 if s["points"] else 0) | (2 if s["flip"] else 0)
+        else:
+            flags = (1 if rules.points else 0) | (2 if rules.manual_flip else 0)
+        r = bytearray(b"S")
+        _put32(r, now)
+        _put32(r, seed)
+        r.append(flags)
+        r.append(self.me)
+        r.extend(conduct.format().encode())
+        self._record(r)
+        self._flush(now)
+        self.mode = PLAYING
+        self._face()
+        app.ports.input = self._inp
+        app.new_series()
+        app.start_game(seed, _rules(flags), (None, None), now, conduct=conduct)
+        self._busy = app.busy_frames
+        self._screen = app.screen
+        self._digest()
+
+    # ---- the follower -----------------------------------------------------------------
+    def _follow(self, now, local):
+        lk = self.link
+        b = bytearray()
+        for e in local:
+            if len(b) > 180:
+                lk.send(b)
+                b = bytearray()
+            b.append(80)
+            _put32(b, e[0])
+            b.append(e[2] if isinstance(e[2], int) else _code(e[2]))
+            b.append(1 if e[3] else 0)
+        # Every press touched before `now` is in this message or an earlier one.
+        b.append(84)
+        _put32(b, now)
+        lk.send(b)
+        drew = False
+        while True:
+            m = lk.recv()
+            if m is None:
+                break
+            self.log.append(m)
+            if self._apply(m, now):
+                drew = True
+        return drew
+
+    def _apply(self, m, now):
+        """Play one stream message; True if the app drew."""
+        app = self.app
+        drew = False
+        i = 0
+        n = len(m)
+        while i < n:
+            k = m[i]
+            if k == 69 and i + 8 <= n:                           # E
+                self._evs.append((_u32(m, i + 1), m[i + 5], m[i + 6], m[i + 7]))
+                i += 8
+            elif k == 70 and i + 7 <= n:                         # F
+                tb = app.table
+                if tb is not None and isinstance(tb.arbiter, LinkArbiter):
+                    tb.arbiter.bound_us = (m[i + 5] << 8) | m[i + 6]
+                t = _u32(m, i + 1)
+                inp = self._inp
+                inp.events = self._evs
+                self._evs = []
+                app.ports.input = inp
+                if app.step_alone(t):
+                    drew = True
+                self.game_t = t
+                i += 7
+            elif k == 68 and i + 6 <= n:                         # D
+                rnd = (m[i + 1] << 8) | m[i + 2]
+                d = (m[i + 3] << 16) | (m[i + 4] << 8) | m[i + 5]
+                g = app.game
+                if g is None or g.round != rnd or g.digest() != d:
+                    if self.diverged < 0:
+                        self.diverged = rnd
+                        self.link.send(bytes((88, (rnd >> 8) & 0xFF, rnd & 0xFF)))
+                i += 6
+            elif k == 87 and i + 2 <= n:                         # W
+                self._set_authority_player(m[i + 1])
+                i += 2
+            elif k == 83 and i + 11 <= n:                        # S: the rest is its own
+                self._start_from(m, i, now)
+                return True
+            else:
+                return drew                                      # not ours: skip it
+        return drew
+
+    def _set_authority_player(self, p):
+        self.remote = 1 - p
+        me = 1 - p
+        tb = self.app.table
+        if tb is not None and isinstance(tb.arbiter, LinkArbiter):
+            tb.arbiter.remote = self.remote
+        if me != self.me:
+            self.me = me
+            if self.mode == PLAYING:
+                self._face()
+
+    def _start_from(self, m, i, now):
+        app = self.app
+        t = _u32(m, i + 1)
+        seed = _u32(m, i + 5)
+        flags = m[i + 9]
+        self._set_authority_player(m[i + 10])
+        conduct = None
+        try:
+            conduct = Conduct.parse(bytes(m[i + 11:]).decode().split()[1:])
+        except (ValueError, UnicodeError):
+            conduct = None
+        self.log = [m]
+        self._evs = []
+        self.diverged = -1
+        self.leading = False
+        self.mode = PLAYING
+        self._face()
+        app.ports.input = self._inp
+        app.new_series()
+        app.start_game(seed & _MASK, _rules(flags), (None, None), t, conduct=conduct)
+
+    # ---- link down, back up -------------------------------------------------------------
+    def _lost(self, now, local):
+        """The link is down mid-game: LINK LOST, nothing moves. After LEAVE_US more the
+        player may give up on it (A): a press in the heat of the game does not."""
+        if self.link.authority and self.paused_at is None:
+            self.paused_at = now
+        if not self._lost_shown:
+            self._lost_shown = True
+            self._lost_t = now
+            self._lost_leave = False
+            self._banner("LINK LOST", "CHECK THE CABLE")
+            return True
+        if not self._lost_leave:
+            if ticks_diff(now, self._lost_t) < LEAVE_US:
+                return False
+            self._lost_leave = True
+            self._banner("LINK LOST", "A: LEAVE")
+            return True
+        for e in local:
+            if e[3] and (e[2] == A or e[2] == "A") and ticks_diff(e[0], self._lost_t) >= LEAVE_US:
+                self.close(e[0])
+                return True
+        return False
+
+    def _out_of_step(self, now, local):
+        """The two games differ (a digest did not match): say so on both, play no more
+        of it; A leaves link play."""
+        if self.link.authority:
+            while self.link.recv() is not None:
+                pass
+        for e in local:
+            if e[3] and (e[2] == A or e[2] == "A"):
+                self.close(e[0])
+                return True
+        if self._step_shown:
+            return False
+        self._step_shown = True
+        self._banner("OUT OF STEP", "ROUND %d  A: LEAVE" % self.diverged)
+        return True
+
+    def _resume(self, now):
+        if self.paused_at is not None:
+            # The game's clock leaves out the time the link was down.
+            self.base = (self.base + ticks_diff(now, self.paused_at)) & _MASK
+            self.paused_at = None
+        self._flushed_t = now
+        self.app.view.invalidate()
+        self.app.touch()
+
+    def _banner(self, l1, l2):
+        v = self._real_view
+        x = 8
+        v.fill_rect(x, 18, W - 2 * x, 28, 0, 0)
+        v.rect(x, 18, W - 2 * x, 28, 1, 0)
+        v.med_centred(l1, 22, 1, 0)
+        v.med_centred(l2, 34, 1, 0)
+        self._real_display.show()
+        v.clear_spans()
+
+    # ---- the lobby: the link-health screen --------------------------------------------
+    def _lobby(self, now, local):
+        lk = self.link
+        for e in local:
+            if not e[3]:
+                continue
+            code = e[2] if isinstance(e[2], int) else _code(e[2])
+            if code == A:
+                self.close(e[0])
+                return True
+            if code == B and lk.authority and lk.state == LINKED and lk.sync.synced():
+                self.start(now)
+                return True
+        if not lk.authority:
+            # The follower's lobby: the authority's start comes as a message.
+            while True:
+                m = lk.recv()
+                if m is None:
+                    break
+                if m[0] == 83 or self.mode == PLAYING:
+                    self.log.append(m)
+                    self._apply(m, now)
+            if self.mode == PLAYING:
+                return True
+        else:
+            while lk.recv() is not None:
+                pass                  # presses from a lobby: nothing to play yet
+        return self._draw_lobby(now)
+
+    def lines(self):
+        """The link-health screen's four lines (also for hosts and tests): what the
+        link is doing, the round trip and the sync's bound, the peer, the buttons."""
+        lk = self.link
+        st = lk.state
+        if st == INCOMPATIBLE:
+            return ("OTHER VERSION %d" % lk.peer_version, "PLAYING ALONE", "", "A: BACK")
+        if st == LOOPED:
+            return ("CABLE LOOPED BACK", "LOOPBACK TEST OK", "", "A: BACK")
+        if lk.peer_uid is None:
+            if lk.dec.bad:
+                # Bytes come but no frame is whole: a floating RX, a peer at another
+                # baud rate, a wire loose.
+                return ("NOISE ON THE CABLE", "%d BAD FRAMES" % lk.dec.bad,
+                        "CHECK WIRING AND BAUD", "A: BACK")
+            return ("LOOKING FOR PEER", "CONNECT THE CABLE", "", "A: BACK")
+        s = lk.sync
+        peer = "PEER %s  RESENT %d" % (lk.peer_name(), lk.resends)
+        if st != LINKED:
+            return (lk.state_name(), "", peer, "A: BACK")
+        if not lk.authority:
+            return ("LINKED AS GUEST", "", peer, "WAITING FOR HOST")
+        if not s.synced():
+            return ("SYNCING CLOCKS", "", peer, "A: BACK")
+        rtt = s.rtt_last
+        return ("RTT %d.%d MS" % (rtt // 1000, rtt % 1000 // 100),
+                "CLOCKS +-%d US" % s.bound_at(self.clock.ticks_us()), peer,
+                "B: START  A: BACK")
+
+    def _draw_lobby(self, now):
+        ls = self.lines()
+        key = ls
+        if key == self._shown_key:
+            return False
+        self._shown_key = key
+        v = self._real_view
+        v.fill_rect(0, 0, W, H, 0, 0)
+        v.big_centred("LINK", 0, 1, 0)
+        y = 14
+        for k in range(3):
+            v.med_centred(ls[k], y, 1, 0)
+            y += 11
+        v.med_centred(ls[3], 56, 1, 0)
+        self._real_display.show()
+        v.clear_spans()
+        v.invalidate()
+        return True
+
+    # ---- this player's side, upright ---------------------------------------------------
+    def _face(self):
+        """Player 1's device shows the game turned: its own cards at the bottom."""
+        self._unface()
+        if self.me != 1:
+            return
+        app = self.app
+        self._facing = face.FacingDisplay(self._real_display, app.screen_name)
+        app.ports.display = self._facing
+        app.view = View(self._facing.fb)
+        app._show_spans = False
+
+    def _unface(self):
+        if self._facing is None:
+            return
+        app = self.app
+        self._facing = None
+        app.ports.display = self._real_display
+        app.view = self._real_view
+        app._show_spans = hasattr(self._real_display, "show_spans")
+        app.view.invalidate()
+
+
+def _rules(flags):
+    return Rules(points=bool(flags & 1), manual_flip=bool(flags & 2))
+
+
+# A port may name its buttons (firmware/app.py's BUTTON_CODES; not imported: the app
+# imports this module).
+_NAMED = {"LEFT": LEFT, "RIGHT": RIGHT, "UP": UP, "DOWN": DOWN, "PAUSE": PAUSE_BUTTON}
+
+
+def _code(b):
+    if b in BUTTON_NAMES:
+        return BUTTON_NAMES.index(b)
+    return _NAMED.get(b, -1)

@@ -1,0 +1,261 @@
+"""A whole linked game (R43) between two apps in one process, over a simulated cable
+(host/simlink.py: simulated clocks, the line's timing, faults): both devices end with
+the same recording, whatever the cable does."""
+import pytest
+
+from desktop_emulator import framebuf
+from firmware.link import face
+from firmware.link.frame import encode
+from firmware.link.link import LINKED, INCOMPATIBLE
+from firmware.link.play import LOBBY, PLAYING
+from host.simlink import LinkedPair, start_linked_game, authority
+from host.upright import upright, layout_of
+
+GAME_MS = 3000000         # simulated: far more than any game takes
+
+
+def over(pair):
+    return all(d.app.screen_name() == "over" for d in pair.devs)
+
+
+def finish(pair):
+    pair.run_until(lambda: over(pair), GAME_MS)
+    pair.step_ms(2000)                                    # what is still on the line arrives
+    a, b = pair.devs
+    assert a.app.game.winner == b.app.game.winner
+    assert a.app.replay == b.app.replay                  # the same transcript, R40
+    assert len(list(a.app.replay.records)) > 200
+    assert a.app.linkplay.diverged == -1 and b.app.linkplay.diverged == -1
+    return a, b
+
+
+def test_r43_a_whole_linked_game_ends_with_the_same_transcript_on_both():
+    pair = LinkedPair(framebuf, seed=1)
+    host = start_linked_game(pair, seed=1)
+    a, b = finish(pair)
+    guest = b if host is a else a
+    assert host.app.linkplay.me == 0 and guest.app.linkplay.me == 1
+    assert host.app.linkplay.presses_in > 50              # the guest played
+    assert host.app.linkplay.late == 0                    # every press before its settling
+    # The wait for the guest's presses: a frame of each loop and the line, no more.
+    assert 0 < host.app.linkplay.lag_max_us < 3 * 33333
+    assert host.app.table.arbiter.window_us == 2000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ppm", [(-200, 200), (200, -200)])
+def test_r43_drifting_clocks_and_a_noisy_cable_change_nothing(ppm):
+    pair = LinkedPair(framebuf, seed=2, ppm=ppm)
+    pair.wire.drop_per_k = 3
+    pair.wire.flip_per_k = 3
+    start_linked_game(pair, seed=2)
+    a, b = finish(pair)
+    assert pair.wire.dropped > 0 and pair.wire.flipped > 0
+    assert a.app.linkplay.link.resends + b.app.linkplay.link.resends > 0
+    # Resent presses came late, but the game's time waited for them (R43).
+    assert authority(pair).app.linkplay.late == 0
+
+
+def test_r43_cable_cut_both_say_link_lost_within_a_second_and_resume_where_it_was():
+    pair = LinkedPair(framebuf, seed=3)
+    start_linked_game(pair, seed=3)
+    pair.step_ms(15000)
+    a, b = pair.devs
+    pair.wire.cut(pair.wire.now, 2000)
+    ms = pair.run_until(lambda: all(d.app.linkplay._lost_shown for d in pair.devs), 1000)
+    assert ms < 1000
+    for d in pair.devs:
+        assert bytes(d.disp.panel) != bytes(1024)
+        assert _has_text_band(d.disp.panel)               # the LINK LOST box is drawn
+    snaps = [d.app.game.snapshot() for d in pair.devs]
+    frames = [len(list(d.app.replay.records)) for d in pair.devs]
+    pair.step_ms(1000)                                    # still cut: nothing moves
+    assert [d.app.game.snapshot() for d in pair.devs] == snaps
+    assert [len(list(d.app.replay.records)) for d in pair.devs] == frames
+    pair.run_until(lambda: not any(d.app.linkplay._lost_shown for d in pair.devs), 3000)
+    finish(pair)
+
+
+def _has_text_band(panel):
+    # The banner's frame: a full row of lit pixels across x 8..119 at row 18.
+    page, bit = divmod(18, 8)
+    return all(panel[page * 128 + x] >> bit & 1 for x in range(8, 120))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("who", ["guest", "authority"])
+def test_r43_a_device_that_restarts_rejoins_the_game_where_it_was(who):
+    pair = LinkedPair(framebuf, seed=4)
+    host = start_linked_game(pair, seed=4)
+    pair.step_ms(20000)
+    k = pair.devs.index(host)
+    if who == "guest":
+        k = 1 - k
+    me = pair.devs[k].app.linkplay.me
+    pair.hands = [h for h in pair.hands if h.app is not pair.devs[k].app]
+    fresh = pair.restart(k)
+    assert fresh.app.linkplay is None and fresh.app.screen_name() == "title"
+    other = pair.devs[1 - k]          # its HELLO takes the fresh menu into link play
+    pair.run_until(lambda: fresh.app.linkplay is not None and
+                   fresh.app.linkplay.mode == PLAYING and
+                   len(fresh.app.linkplay.log) == len(other.app.linkplay.log) and
+                   not other.app.linkplay.link.pending(), 20000)
+    assert fresh.app.linkplay.me == me                    # the same player as before
+    assert fresh.app.game.snapshot() == other.app.game.snapshot()
+    assert authority(pair) is (other if who == "authority" else pair.devs[1 - k])
+    from host.rig import BotHand
+    pair.hands.append(BotHand(fresh.app, me, "hard", 99, fresh.pad))
+    finish(pair)
+
+
+def test_r43_an_incompatible_peer_is_named_and_the_device_plays_alone():
+    pair = LinkedPair(framebuf, seed=5)
+    a, b = pair.devs
+    a.app.link_play(a.clock.now)
+    b.app.link_play(b.clock.now)
+    b.app.linkplay.link.version = 2
+    pair.step_ms(1000)
+    assert a.app.linkplay.link.state == INCOMPATIBLE
+    assert a.app.linkplay.lines()[:2] == ("OTHER VERSION 2", "PLAYING ALONE")
+    a.inp.press(a.clock.now + 1000, 0, "A", 40000)        # A: back to the menu
+    pair.step_ms(200)
+    assert a.app.linkplay is None and a.app.screen_name() == "title"
+    a.app.menu_items()
+    a.inp.press(a.clock.now + 1000, 0, "B", 40000)        # START: a game on one device
+    pair.step_ms(200)
+    assert a.app.screen_name() == "game"
+
+
+@pytest.mark.slow
+def test_garbage_a_future_version_and_a_flood_mid_game_crash_neither_side():
+    pair = LinkedPair(framebuf, seed=6)
+    start_linked_game(pair, seed=6)
+    pair.step_ms(10000)
+    junk = bytes((x * 193 + 5) & 0xFF for x in range(4000))
+    for k in (0, 1):
+        pair.wire.inject(k, junk + b"\x00")
+        pair.wire.inject(k, encode(9, 5, 0, 0, b"a frame from the future"))
+        pair.wire.inject(k, encode(1, 5, 200, 0, b"E\x00\x00"))     # out of sequence
+    pair.step_ms(2000)
+    for k in (0, 1):
+        pair.wire.inject(k, bytes(20000))                 # a stuck line: zeros
+    a, b = finish(pair)
+    assert a.app.linkplay.link.foreign + b.app.linkplay.link.foreign >= 2
+
+
+def test_each_device_shows_its_own_player_at_the_bottom_upright():
+    pair = LinkedPair(framebuf, seed=7)
+    host = start_linked_game(pair, seed=7)
+    pair.step_ms(3000)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    # The authority (player 0) shows the app's picture as a shared handheld would.
+    assert bytes(host.disp.panel) == bytes(host.disp.buf)
+    # Player 1's device: the app's picture turned round, the top parts turned back:
+    # the same as a side-by-side host (host/upright.py) shows after a half turn.
+    src = bytes(guest.app.linkplay._facing.buf)
+    turned = bytearray(1024)
+    face.turn_all(src, turned)
+    expected = upright(bytes(turned), layout_of("game"))
+    assert bytes(guest.disp.panel) == bytes(expected)
+    assert guest.disp.panel != host.disp.panel
+
+
+def test_the_lobby_tells_the_link_health_and_only_the_authority_starts():
+    pair = LinkedPair(framebuf, seed=8)
+    for d in pair.devs:
+        d.app.link_play(d.clock.now)
+    pair.step_ms(2000)
+    host = authority(pair)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    l = host.app.linkplay.lines()
+    assert l[0].startswith("RTT ") and l[0].endswith(" MS") and l[3] == "B: START  A: BACK"
+    bound = host.app.linkplay.link.sync.bound_at(host.clock.now)
+    assert l[1] == "CLOCKS +-%d US" % bound and 0 < bound < 2000
+    assert l[2].startswith("PEER 000") and l[2].endswith("RESENT 0")
+    assert guest.app.linkplay.lines()[3] == "WAITING FOR HOST"
+    guest.inp.press(guest.clock.now + 1000, 0, "B", 40000)
+    pair.step_ms(500)
+    assert [d.app.linkplay.mode for d in pair.devs] == [LOBBY, LOBBY]
+
+
+def test_the_menu_joins_a_calling_peer_but_not_garbage_nor_one_it_left():
+    pair = LinkedPair(framebuf, seed=11)
+    a, b = pair.devs
+    for k in (0, 1):
+        pair.wire.inject(k, bytes((x * 71 + 3) & 0xFF for x in range(3000)) + b"\x00")
+    pair.step_ms(1000)                                    # a floating RX: noise
+    assert a.app.linkplay is None and b.app.linkplay is None
+    b.app.link_play(b.clock.now)                          # b's player chooses LINK PLAY
+    pair.step_ms(1000)
+    assert a.app.linkplay is not None                     # a's menu answered the call
+    pair.step_ms(500)
+    assert a.app.linkplay.link.state == LINKED
+    a.inp.press(a.clock.now + 1000, 0, "A", 40000)        # a's player says no
+    pair.step_ms(3000)
+    assert a.app.linkplay is None and a.app.screen_name() == "title"
+    # b restarts its link play (a new start number): a joins again.
+    b.app.linkplay.close(b.clock.now)
+    b.app.link_play(b.clock.now)
+    pair.step_ms(1000)
+    assert a.app.linkplay is not None
+
+
+def test_the_menu_offers_link_play_only_with_a_cable_port():
+    pair = LinkedPair(framebuf, seed=9)
+    app = pair.devs[0].app
+    assert "LINK PLAY" in [app.menu_text(i) for i in app.menu_items()]
+    from host.rig import Rig
+    assert "LINK PLAY" not in [Rig(framebuf).app.menu_text(i)
+                               for i in Rig(framebuf).app.menu_items()]
+
+
+def test_r43_a_divergence_is_caught_at_the_round_end_and_said_on_both():
+    pair = LinkedPair(framebuf, seed=10)
+    host = start_linked_game(pair, seed=10)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    pair.step_ms(2000)
+    rnd = guest.app.game.round
+    guest.app.game.tie_priority ^= 1          # the guest's game is no longer the host's
+    pair.run_until(lambda: host.app.linkplay.diverged >= 0, GAME_MS)
+    assert guest.app.linkplay.diverged == host.app.linkplay.diverged > rnd   # the next deal
+    pair.step_ms(100)
+    for d in pair.devs:
+        assert _has_text_band(d.disp.panel)   # OUT OF STEP on both screens
+    snap = host.app.game.snapshot()
+    pair.step_ms(2000)
+    assert host.app.game.snapshot() == snap   # no more of that game is played
+    host.inp.press(host.clock.now + 1000, 0, "A", 40000)
+    pair.step_ms(200)
+    assert host.app.linkplay is None and host.app.screen_name() == "title"
+
+
+def test_a_peer_gone_for_good_can_be_left_after_a_while_but_not_by_a_stray_press():
+    pair = LinkedPair(framebuf, seed=12)
+    host = start_linked_game(pair, seed=12)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    pair.step_ms(3000)
+    pair.hands = []
+    pair.wire.unplugged = True
+    pair.run_until(lambda: guest.app.linkplay._lost_shown, 1000)
+    guest.inp.press(guest.clock.now + 1000, 0, "A", 40000)    # in the heat of the game
+    pair.step_ms(1000)
+    assert guest.app.linkplay is not None
+    pair.step_ms(4500)
+    guest.inp.press(guest.clock.now + 1000, 0, "A", 40000)
+    pair.step_ms(300)
+    assert guest.app.linkplay is None and guest.app.screen_name() == "title"
+    assert host.app.linkplay is not None and host.app.linkplay._lost_shown
+
+
+def test_the_lobby_says_nothing_comes_or_only_noise_comes():
+    pair = LinkedPair(framebuf, seed=13)
+    a = pair.devs[0]
+    pair.wire.unplugged = True             # nothing reaches the other (TX wired to TX)
+    a.app.link_play(a.clock.now)
+    pair.step_ms(1000)
+    assert a.app.linkplay.lines()[:2] == ("LOOKING FOR PEER", "CONNECT THE CABLE")
+    pair.wire.inject(0, bytes((x * 89 + 1) & 0xFF for x in range(2000)))   # floating RX
+    pair.step_ms(200)
+    l = a.app.linkplay.lines()
+    assert l[0] == "NOISE ON THE CABLE" and l[1].endswith(" BAD FRAMES")
+    assert int(l[1].split()[0]) > 0

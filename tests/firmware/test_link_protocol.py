@@ -1,0 +1,284 @@
+"""The link protocol (R43) on CPython: framing (COBS + CRC-16), the handshake and
+election, acknowledgement and resend, LINK LOST and a restarted peer, the clock sync's
+bound, and bad input on the wire. The same checks run under MicroPython in
+tests/mp/link_protocol.py."""
+import pytest
+
+from firmware.link import frame as F
+from firmware.link.link import (Link, LINKED, LOST, INCOMPATIBLE, LOOPED,
+                                READS)
+from firmware.link.sync import ClockSync
+from host.simlink import SimWire, DeviceClock
+
+MASK = (1 << 30) - 1
+
+
+def frames_of(data):
+    got = []
+    d = F.Decoder()
+    d.feed(data, len(data), lambda v, k, s, a, raw, end: got.append(
+        (v, k, s, a, bytes(raw[F.HEAD:end]))))
+    return got, d
+
+
+# ---- framing ------------------------------------------------------------------------
+def test_crc16_is_ccitt_false():
+    assert F.crc16(b"123456789", 0, 9) == 0x29B1
+
+
+@pytest.mark.parametrize("payload", [b"", b"\x00", b"\x00\x00\x00", b"a" * 200,
+                                     bytes(range(256))[:200], bytes(254) [:200],
+                                     b"\x01" * 253 + b"\x00", b"\xff" * 254])
+def test_cobs_frames_round_trip_and_hold_no_zero(payload):
+    payload = payload[:F.MAX_PAYLOAD]
+    enc = F.encode(1, 5, 7, 9, payload)
+    assert enc[-1] == 0 and 0 not in enc[:-1]
+    got, d = frames_of(enc)
+    assert got == [(1, 5, 7, 9, payload)] and d.bad == 0
+
+
+def test_a_payload_too_long_is_refused_with_a_reason():
+    with pytest.raises(ValueError, match="at most 200"):
+        F.encode(1, 5, 0, 0, bytes(201))
+
+
+def test_every_single_flipped_bit_is_caught():
+    enc = F.encode(1, 5, 1, 2, b"press 12345")
+    for i in range(len(enc) - 1):
+        for bit in range(8):
+            bad = bytearray(enc)
+            bad[i] ^= 1 << bit
+            got, d = frames_of(bytes(bad) + b"\x00")
+            assert got == [], (i, bit)
+
+
+def test_garbage_costs_only_the_frame_it_fell_in():
+    good = F.encode(1, 5, 3, 0, b"after")
+    noise = bytes((x * 37 + 11) & 0xFF for x in range(300))
+    got, d = frames_of(noise + b"\x00" + good + b"\xff\xfe" + good)
+    assert got == [(1, 5, 3, 0, b"after")]       # the second was glued to junk: dropped
+    assert d.bad >= 2
+
+
+def test_an_overlong_frame_is_skipped_to_the_next_zero():
+    good = F.encode(1, 5, 3, 0, b"ok")
+    got, d = frames_of(b"\x05" * 1000 + b"\x00" + good)
+    assert got == [(1, 5, 3, 0, b"ok")] and d.bad == 1
+
+
+# ---- two links on a simulated cable -------------------------------------------------
+class Pair:
+    def __init__(self, seed=1, ppm=(0, 0), uids=(b"\x00\x01", b"\x00\x02"), **kw):
+        self.wire = SimWire(seed=seed, uids=uids)
+        self.clocks = [DeviceClock(self.wire, 1000, ppm[0]),
+                       DeviceClock(self.wire, 600000000, ppm[1])]
+        self.links = [Link(self.wire.ends[k], self.clocks[k], **kw) for k in (0, 1)]
+
+    def run(self, ms, each=None):
+        for i in range(ms * 4):
+            self.wire.now += 250
+            for lk in self.links:
+                lk.poll()
+            if each is not None and i % 4 == 0:
+                each(i // 4)
+
+
+def test_r43_handshake_links_and_the_larger_id_is_the_authority():
+    p = Pair()
+    p.run(600)
+    a, b = p.links
+    assert a.state == LINKED and b.state == LINKED
+    assert (a.authority, b.authority) == (False, True)
+    q = Pair(uids=(b"\x09\x00", b"\x00\x02"))
+    q.run(600)
+    assert (q.links[0].authority, q.links[1].authority) == (True, False)
+
+
+def test_r43_the_device_holding_more_game_is_the_authority_whatever_its_id():
+    p = Pair()
+    p.links[0].hold = 5            # e.g. the authority restarted and holds nothing
+    p.run(600)
+    assert (p.links[0].authority, p.links[1].authority) == (True, False)
+
+
+def _exchange(p, n, every=7):
+    sent = [b"m%d" % k for k in range(n)]
+    got = []
+    k = [0]
+
+    def each(ms):
+        if ms % every == 0 and k[0] < n:
+            p.links[0].send(sent[k[0]])
+            k[0] += 1
+        m = p.links[1].recv()
+        while m is not None:
+            got.append(m)
+            m = p.links[1].recv()
+    return sent, got, each
+
+
+@pytest.mark.parametrize("drop,flip", [(0, 0), (10, 0), (0, 10), (20, 20)])
+def test_messages_arrive_once_and_in_order_through_dropped_and_flipped_bytes(drop, flip):
+    p = Pair(seed=drop + flip)
+    p.run(600)
+    p.wire.drop_per_k = drop
+    p.wire.flip_per_k = flip
+    sent, got, each = _exchange(p, 300)
+    p.run(15000, each)                  # 4% of bytes damaged: over half the frames
+    assert got == sent
+    assert p.links[0].pending() == 0
+    if drop or flip:
+        assert p.links[0].resends > 0 and p.links[1].dec.bad + p.wire.dropped > 0
+
+
+def test_link_lost_within_a_second_of_a_cut_and_back_after_it():
+    p = Pair()
+    p.run(600)
+    sent, got, each = _exchange(p, 200)
+    p.run(300, each)
+    start = p.wire.now
+    p.wire.cut(p.wire.now, 2000)
+    seen = {}
+
+    def watch(ms):
+        each(ms)
+        for k, lk in enumerate(p.links):
+            if lk.state == LOST and k not in seen:
+                seen[k] = p.wire.now - start
+    p.run(1000, watch)
+    assert set(seen) == {0, 1} and max(seen.values()) < 1000000
+    p.run(4000, each)
+    assert [lk.state for lk in p.links] == [LINKED, LINKED]
+    assert got == sent                      # nothing lost across the cut
+    assert p.links[0].epoch == 1            # the same session: no restart
+
+
+def test_a_peer_that_restarts_is_noticed_and_a_new_session_begins():
+    p = Pair()
+    p.run(600)
+    p.wire.now += 5000
+    p.links[1] = Link(p.wire.ends[1], p.clocks[1])     # a fresh start number
+    p.run(800)
+    assert p.links[0].epoch == 2 and p.links[0].state == LINKED
+    assert p.links[1].state == LINKED
+
+
+def test_an_incompatible_version_says_which_and_never_links():
+    p = Pair()
+    p.links[1] = Link(p.wire.ends[1], p.clocks[1], version=2)
+    p.run(800)
+    assert p.links[0].state == INCOMPATIBLE and p.links[0].peer_version == 2
+    assert p.links[1].state == INCOMPATIBLE and p.links[1].peer_version == 1
+
+
+def test_other_rules_are_incompatible_too():
+    p = Pair()
+    p.links[1] = Link(p.wire.ends[1], p.clocks[1], rules_version=45)
+    p.run(800)
+    assert p.links[0].state == INCOMPATIBLE and p.links[0].peer_version == 45
+
+
+def test_a_frame_of_a_future_version_is_not_read():
+    p = Pair()
+    p.run(600)
+    p.wire.inject(1, F.encode(7, 5, 0, 0, b"from the future"))
+    p.run(100)
+    assert p.links[1].recv() is None and p.links[1].foreign == 1
+    assert p.links[1].state == LINKED
+
+
+def test_a_looped_cable_is_recognised():
+    w = SimWire()
+    clock = DeviceClock(w, 5)
+
+    class Loop:
+        uid = b"\x00\x07"
+        byte_us = 0
+
+        def __init__(self):
+            self.q = bytearray()
+
+        def write(self, buf):
+            self.q.extend(buf)
+
+        def readinto(self, buf):
+            n = min(len(buf), len(self.q))
+            buf[:n] = self.q[:n]
+            del self.q[:n]
+            return n
+    lk = Link(Loop(), clock)
+    for _ in range(5):
+        w.now += 1000
+        lk.poll()
+    assert lk.state == LOOPED
+
+
+def test_a_flood_of_garbage_never_holds_the_loop_nor_breaks_the_link():
+    p = Pair()
+    p.run(600)
+    junk = bytes((x * 131 + 7) & 0xFF for x in range(64 * READS * 3))
+    for _ in range(10):
+        p.wire.inject(1, junk)
+        queued = len(p.wire.ends[1].inq)
+        p.links[1].poll()
+        assert queued - len(p.wire.ends[1].inq) <= 64 * READS      # bounded work a poll
+    sent, got, each = _exchange(p, 50)
+    p.run(3000, each)
+    assert got == sent and p.links[1].dec.bad > 0
+
+
+def test_a_flood_of_messages_is_not_taken_beyond_the_inbox():
+    p = Pair()
+    p.run(600)
+    for k in range(500):
+        p.links[0].send(b"x%d" % k)
+    p.run(3000)                            # nobody reads: the receiver stops acknowledging
+    assert len(p.links[1].inbox) == 64
+    got = []
+    for _ in range(400):
+        p.run(5)
+        m = p.links[1].recv()
+        while m is not None:
+            got.append(m)
+            m = p.links[1].recv()
+    assert got == [b"x%d" % k for k in range(500)]
+
+
+# ---- the clock sync -----------------------------------------------------------------
+@pytest.mark.parametrize("ppm", [(0, 0), (-200, 200), (200, -200), (0, 200)])
+def test_r43_the_peer_clock_is_known_within_the_stated_bound(ppm):
+    p = Pair(ppm=ppm)
+    auth = p.links[1]                   # the larger id
+    worst = []
+
+    def check(ms):
+        if ms > 1500 and ms % 10 == 0 and auth.sync.synced():
+            here = p.clocks[1].ticks_us()
+            there = p.clocks[0].ticks_us()
+            err = ((auth.sync.to_local(there) - here + (1 << 29)) & MASK) - (1 << 29)
+            worst.append((abs(err), auth.sync.bound_at(here)))
+    p.run(6000, check)
+    assert worst and all(e <= b for e, b in worst), max(worst)
+    assert max(b for e, b in worst) < 1000             # a few poll periods
+    if ppm[0] != ppm[1]:
+        true_ppb = ((1000000 + ppm[0]) * 1000000 // (1000000 + ppm[1]) - 1000000) * 1000
+        assert abs(auth.sync.drift_ppb - true_ppb) < 20000
+
+
+def test_sync_refuses_an_answer_with_stamps_out_of_order():
+    s = ClockSync()
+    assert not s.sample(1000, 5, 6, 900)
+    assert not s.synced()
+    # 200 µs there, 10 µs at the peer, 190 µs back: the peer is 49000 - 200 + ... ahead.
+    assert s.sample(1000, 50200, 50210, 1400)
+    assert s.synced()
+    assert s.offset == ((50200 - 1000) + (50210 - 1400)) // 2      # 49005
+    assert s.rtt_min == 390 and s.base_bound == 196
+    assert s.to_local(s.to_peer(123456)) == 123456
+
+
+def test_the_sync_frames_line_time_is_what_the_link_takes_out_of_the_round_trip():
+    from firmware.link.link import SYNC_FRAME_BYTES
+    for k in range(256):
+        payload = bytes((k + i * 53) & 0xFF for i in range(12))     # zeros or not
+        assert len(F.encode(1, 3, k, 255 - k, payload)) == SYNC_FRAME_BYTES
