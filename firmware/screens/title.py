@@ -1,4 +1,5 @@
-# The title screen: the menu (CONTINUE of a saved game, START, the settings, HOW TO PLAY).
+# The title screen: the menu (CONTINUE of a saved game, START, the settings, HOW TO PLAY,
+# REACTION LAB).
 # After a while with no press it shows the attract mode (a CPU game) to whoever walks
 # by; any press brings the menu back.
 
@@ -6,7 +7,7 @@ from shared_rules.arbiter import ticks_diff
 from shared_rules.game import Rules
 from firmware import sound, texts, savegame
 from firmware.view import W
-from firmware.screens import TITLE, HOWTO, ATTRACT, B, PAUSE_BUTTON, back
+from firmware.screens import TITLE, HOWTO, ATTRACT, LAB, B, PAUSE_BUTTON, back
 
 from shared_rules.compat import const
 
@@ -26,6 +27,7 @@ SOUND = const(5)
 HOWTO_ITEM = const(6)
 START = const(7)
 SIGNAL = const(8)
+LAB_ITEM = const(9)
 _SETTINGS = (MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND)
 
 
@@ -47,7 +49,7 @@ class TitleScreen:
             out.append(CONTINUE)
         # START first: the obvious first press starts a game (a saved game's CONTINUE
         # comes before it).
-        for it in (START, MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND, HOWTO_ITEM):
+        for it in (START, MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND, HOWTO_ITEM, LAB_ITEM):
             out.append(it)
         return out
 
@@ -71,6 +73,8 @@ class TitleScreen:
             return "SOUND ON" if s["sound"] else "SOUND OFF"
         if item == HOWTO_ITEM:
             return "HOW TO PLAY"
+        if item == LAB_ITEM:
+            return "REACTION LAB"
         return "START"
 
     def press(self, t, p, code):
@@ -110,6 +114,8 @@ class TitleScreen:
             app.save_settings()
         elif item == HOWTO_ITEM:
             app.go(HOWTO, t)
+        elif item == LAB_ITEM:
+            app.go(LAB, t)
         elif item == START:
             rules = Rules(points=bool(s["points"]), manual_flip=bool(s["flip"]))
             cpu = (None, s["mode"]) if s["mode"] else (None, None)
