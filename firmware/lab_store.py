@@ -179,6 +179,11 @@ class Store:
         """A number for a new run; the oldest run goes if MAX_RUNS are kept."""
         d = self.data
         n = d["next"]
+        for rec in d["runs"]:
+            # Above every number kept, readable or not, so no run is written over.
+            k = rec.get("run") if isinstance(rec, dict) else None
+            if _int(k) and k >= n:
+                n = k + 1
         d["next"] = n + 1
         while len(d["runs"]) >= MAX_RUNS:
             d["runs"].pop(0)
