@@ -63,6 +63,7 @@ class LabScreen:
         self.task = lab.SIMPLE
         self.signal = lab.VISUAL
         self.trials = lab.TRIALS
+        self.practice = lab.PRACTICE
         self.store = lab_store.Store(lab_store.port(app.ports))
         self.run = None
         self.number = 0                  # the run's number in the store
@@ -137,7 +138,7 @@ class LabScreen:
     def start_run(self, seed, t, player=0):
         """Begin a run of the menu's task, signal and trials (a test or tool may call
         this with its own seed). Saved at once (a run cut short keeps its trials)."""
-        self.run = lab.Run(seed, self.task, self.signal, self.trials, lab.PRACTICE, player)
+        self.run = lab.Run(seed, self.task, self.signal, self.trials, self.practice, player)
         self.number = self.store.open_run()
         self.store.put(lab_store.run_record(self.number, self.run, "open"))
         self._saved = True
@@ -275,7 +276,7 @@ class LabScreen:
         if item == SIGNAL:
             return SIGNAL_NAMES[self.signal]
         if item == TRIALS:
-            return "%d TRIALS + %d PRACTICE" % (self.trials, lab.PRACTICE)
+            return "%d TRIALS + %d PRACTICE" % (self.trials, self.practice)
         if item == START:
             return "START"
         return "BACK TO MENU"
@@ -358,8 +359,7 @@ def half_lines(run, p):
         if run.task == lab.DUEL:
             return (line, _duel_word(run, p))
         return (line, _trial_name(run))
-    if st == lab.SIGNAL and run.signal == lab.SOUND:
-        return (_trial_name(run), "NOW!")
+    # A sound signal changes nothing on screen: the beep alone is the stimulus.
     if run.task == lab.CHOICE:
         return (_trial_name(run), "A OR B? WAIT...")
     return (_trial_name(run), "WAIT FOR IT...")
