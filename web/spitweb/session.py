@@ -447,7 +447,9 @@ class Web(Engine):
                     self._hidden_frozen = True
                 return
             app = self.app
-            if app.screen_name() == "game" and app.game.phase in ("ready", "play"):
+            if (app.screen_name() == "game" and app.game.phase in ("ready", "play")) or \
+                    (app.screen_name() == "lab" and app.cur.run is not None and
+                     app.cur.mode == 1):     # a reaction lab run (screens/lab.py RUN)
                 self.keys.inject(self._pause_player(), "PAUSE", now_ms)
             self.frame(now_ms)       # the last frame before the page stops animating
         elif self._hidden_frozen:
@@ -513,6 +515,17 @@ class Web(Engine):
         if seats is None or self.loaded is not None:
             seats = names_of(app.cpu)
         return format_replay(app.replay, seats, app.replay_snapshot, engine="web")
+
+    def lab_csv(self):
+        """The reaction lab's saved runs as CSV (firmware/lab_store.py), for the page's
+        download, or None when there are none. On the lab's screen, its own store:
+        with it the runs a full or missing storage could not keep."""
+        from firmware import lab_store
+        app = self.app
+        store = app.cur.store if app.screen_name() == "lab" else \
+            lab_store.Store(lab_store.port(app.ports))
+        runs = store.runs()
+        return lab_store.csv_text(runs) if runs else None
 
     def debug_json(self):
         """What the page's tests look at: the app's screen, menu, cursors, sound."""
