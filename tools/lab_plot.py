@@ -101,7 +101,7 @@ def prepare(tagged):
             "left_out": left_out}
 
 
-def plot(prep, out, title=None):
+def plot(prep, out, title=None, dpi=120):
     """Draw the three plots into the file out (its extension picks the format)."""
     try:
         import matplotlib
@@ -113,6 +113,8 @@ def plot(prep, out, title=None):
     for (source, run), (cond, pts) in sorted(prep["runs"].items(), key=str):
         ax1.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
                  linewidth=1, label="%s run %s (%s)" % (source, run, cond))
+    from matplotlib.ticker import MaxNLocator
+    ax1.xaxis.set_major_locator(MaxNLocator(integer=True))     # trials are whole numbers
     ax1.set_title("Run chart")
     ax1.set_xlabel("trial")
     ax1.set_ylabel("reaction time (ms)")
@@ -135,7 +137,7 @@ def plot(prep, out, title=None):
                  % (len(prep["all_ms"]), note))
     fig.tight_layout()
     try:
-        fig.savefig(out, dpi=120)
+        fig.savefig(out, dpi=dpi)
     except (OSError, ValueError) as e:
         raise LabPlotError("cannot write %s: %s" % (out, getattr(e, "strerror", None) or e))
     finally:
@@ -147,6 +149,7 @@ def main(argv=None):
     ap.add_argument("csv", nargs="+", help="lab CSV files (tools/lab_csv.py), one per device")
     ap.add_argument("-o", "--out", default="lab.png", help="the picture (.png, .pdf, .svg)")
     ap.add_argument("--title", default=None)
+    ap.add_argument("--dpi", type=int, default=120, help="dots per inch of a .png")
     a = ap.parse_args(argv)
     try:
         tagged, problems = read_csvs(a.csv)
@@ -155,7 +158,7 @@ def main(argv=None):
         prep = prepare(tagged)
         if not prep["all_ms"]:
             raise LabPlotError("no counted trials to plot in %s" % " ".join(a.csv))
-        plot(prep, a.out, a.title)
+        plot(prep, a.out, a.title, a.dpi)
     except LabPlotError as e:
         print("lab_plot: %s" % e, file=sys.stderr)
         return 1
