@@ -67,6 +67,8 @@ def test_the_title_menus_reaction_lab_opens_the_lab_and_back_leaves_it_unloaded(
     r.menu(["A", "B", "A", "B", "A", "B"])       # choice, sound, 30 trials
     assert [scr.text(i) for i in lab_screen.ITEMS[1:4]] == [
         "CHOICE REACTION", "SIGNAL: SOUND", "30 TRIALS + 3 PRACTICE"]
+    r.app.settings["mode"] = 3
+    assert r.app.seat_levels() == (None, None)        # people at both pads, whatever the mode
     r.menu(["A", "B"])                            # BACK TO MENU
     assert r.app.screen_name() == "title"
     assert "firmware.screens.lab" not in sys.modules
