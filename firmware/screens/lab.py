@@ -90,15 +90,15 @@ class LabScreen:
             if self.run.press(t, p, code):
                 self._after_run_change()
             return
-        if code == PAUSE_BUTTON:
-            return
         app = self.app
         if mode == PAUSED:
             app.touch()
-            if code == A:
+            if code == A or code == PAUSE_BUTTON:      # Esc again resumes, as in a game
                 self._resume(t)
             elif code == B:
                 self._stop(t, "stopped")
+            return
+        if code == PAUSE_BUTTON:
             return
         if mode == RESULTS:
             if ticks_diff(t, self.since) < RESULTS_MIN_US:

@@ -199,6 +199,22 @@ def test_a_pause_mid_trial_then_resume_runs_that_trial_afresh():
     assert scr.run.state == lab.WAITING and scr.run.trial == 1 and scr.run.rows == []
 
 
+def test_the_pause_button_again_resumes_and_does_nothing_on_the_labs_menu():
+    r = lab_rig()
+    scr = start(r)
+    r.tap(0, PAUSE_BUTTON)
+    assert scr.mode == lab_screen.PAUSED
+    r.tap(0, PAUSE_BUTTON)
+    assert scr.mode == lab_screen.RUN
+    r.tap(0, PAUSE_BUTTON)
+    r.tap(0, "B")                                  # STOP RUN
+    r.frames(40)
+    r.tap(0, "B")                                  # the results -> the lab's menu
+    assert scr.mode == lab_screen.MENU
+    r.tap(0, PAUSE_BUTTON)
+    assert scr.mode == lab_screen.MENU and scr.sel == 0
+
+
 def test_holding_a_and_b_for_a_second_pauses():
     r = lab_rig()
     scr = start(r)
