@@ -53,14 +53,28 @@ HIST_FROM_US = const(100000)
 HIST_STEP_US = const(50000)
 HIST_BINS = const(8)
 
+
+def ms(us):
+    """Microseconds as milliseconds with one decimal, for the screen: "243.5"."""
+    if us is None:
+        return "-"
+    sign = ""
+    if us < 0:
+        sign = "-"
+        us = -us
+    return "%s%d.%d" % (sign, us // 1000, (us % 1000) // 100)
+
+
 # The apparatus's own delay, from docs/BENCHMARKS.md ("On the emulated Pico", the run of
 # 2026-12-01, guest time): the PIO button capture stamps a press 0.0 us after its edge
 # (p50, p99 and max; the GPIO-interrupt capture 13 us p50, 15 us p99); a frame that
 # sends 1-256 bytes to the panel (the lab's signal box is 256) takes 6.7 ms p50 and
 # 19.3 ms p99 from the frame's start to the end of the I2C transfer, drawing included.
 # The sound signal starts before the frame draws (not measured there).
+SCREEN_P50_US = const(6700)
+SCREEN_P99_US = const(19300)
 APPARATUS = ("PRESS STAMP: 0 US (PIO)",
-             "SCREEN +6.7 MS (P99 19.3)",
+             "SCREEN +%s MS (P99 %s)" % (ms(SCREEN_P50_US), ms(SCREEN_P99_US)),
              "BEEP: BEFORE THE DRAWING",
              "EMULATED PICO FIGURES,",
              "DOCS/BENCHMARKS.MD")
@@ -325,14 +339,3 @@ def duel(rows):
         elif b is not None:
             wins[1] += 1
     return (wins[0], wins[1], ties, margin // n if n else None, n)
-
-
-def ms(us):
-    """Microseconds as milliseconds with one decimal, for the screen: "243.5"."""
-    if us is None:
-        return "-"
-    sign = ""
-    if us < 0:
-        sign = "-"
-        us = -us
-    return "%s%d.%d" % (sign, us // 1000, (us % 1000) // 100)

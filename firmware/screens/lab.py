@@ -403,8 +403,8 @@ def stats_lines(run, p):
 def apparatus_line(run):
     """The device's own delay, beside the figures (lab.APPARATUS has the sources)."""
     if run.signal == lab.SOUND:
-        return "+DEVICE: BEEP, SEE LAST PAGE"
-    return "+DEVICE: SCREEN ~6.7 MS"
+        return "DEVICE: SEE THE LAST PAGE"
+    return "DEVICE: SCREEN +%s MS" % lab.ms(lab.SCREEN_P50_US)
 
 
 def result_pages(run, number):

@@ -322,7 +322,7 @@ def test_the_results_pages_draw_figures_histogram_duel_and_the_devices_delay():
                      "SPREAD P2 (MS)", "DUEL", "THE DEVICE'S OWN DELAY"]
     assert scr.pages[0][1][:3] == ["COUNTED 3 OF 3 TRIALS", "MEDIAN 240.0 MS",
                                    "MEAN 240.0 SD 20.0"]
-    assert scr.pages[0][1][-1] == "+DEVICE: SCREEN ~6.7 MS"
+    assert scr.pages[0][1][-1] == "DEVICE: SCREEN +6.7 MS"
     assert scr.pages[4][1][:3] == ["P1 WINS 3  P2 WINS 0", "TIES 0", "MEAN MARGIN 15.0 MS"]
     assert scr.pages[2][2] == [0, 0, 2, 1, 0, 0, 0, 0]     # 220 240 | 260
     r.tap(0, "A")                                    # too soon after the run: ignored
@@ -359,6 +359,35 @@ def test_the_histogram_page_lights_a_bar_per_filled_bin():
         return sum((panel[(y >> 3) * 128 + x] >> (y & 7)) & 1 for y in range(18, 47))
     assert column_lit(2) > 20 and column_lit(7) > 20
     assert column_lit(0) == 0 and column_lit(4) == 0
+
+
+def test_every_word_the_lab_shows_is_in_the_medium_font():
+    from firmware import font
+    r = lab_rig()
+    scr = to_lab(r)
+    texts = [scr.text(i) for i in lab_screen.ITEMS]
+    for task in range(3):
+        for signal in range(2):
+            scr.task, scr.signal = task, signal
+            texts += [scr.text(i) for i in lab_screen.ITEMS]
+            run = lab.Run(task + 1, task, signal, 5, 0)
+            run.rows = [[p, 1, 2000, rt, flag] for p in run.players
+                        for rt, flag in ((250000, lab.OK), (-5000, lab.FALSE_START),
+                                         (50000, lab.ANTICIPATION), (300000, lab.ERROR),
+                                         (None, lab.MISS))]
+            run.full = True
+            for head, lines, _ in lab_screen.result_pages(run, 12):
+                texts += [head] + lines
+            for state in (lab.WAITING, lab.SIGNAL, lab.FEEDBACK):
+                run.state = state
+                for first in range(len(run.rows)):
+                    run.first = first
+                    for p in run.players:
+                        texts += list(lab_screen.half_lines(run, p))
+    texts += list(lab_screen.FEEDBACK_WORDS) + ["PAUSED", "THIS TRIAL STARTS AGAIN",
+                                               "A: GO ON  B: STOP RUN", "A: MORE  B: DONE"]
+    missing = {ch for s in texts for ch in s if ch not in font.MED_CHARS}
+    assert missing == set()
 
 
 def lab_script(interpreter, *args):
