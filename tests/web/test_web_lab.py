@@ -113,3 +113,68 @@ def test_a_full_local_storage_says_so_and_still_gives_the_csv():
     scr = one_run(Page(w))
     assert scr.store.message == "LAB: COULD NOT SAVE"
     assert len(lab_store.parse_csv(w.lab_csv())[0]) == 1
+
+
+# ---------------------------------------------------------------- in headless Chromium
+
+@pytest.fixture(scope="module")
+def site():
+    from tests.web_helpers import built_site
+    import serve
+    import threading
+    d, _ = built_site()
+    srv = serve.make_server(d, 0, quiet=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield "http://127.0.0.1:%d/" % srv.server_address[1]
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture
+def page():
+    import cdp
+    if cdp.find_chromium() is None:
+        pytest.fail("chromium is not installed: `make test` installs Debian's package")
+    b = cdp.Chromium()
+    p = b.new_page()
+    yield p
+    errors = p.errors()
+    p.close()
+    b.close()
+    assert errors == [], "the page logged errors: %s" % errors
+
+
+CAPTURE = """(() => { window.__downloads = [];
+  HTMLAnchorElement.prototype.click = function () {
+    window.__downloads.push({ name: this.download, href: this.href }); }; })()"""
+
+
+def test_the_pages_button_downloads_the_labs_csv(site, page):
+    import json
+    from firmware.hw.storage import encode
+    page.goto(site)
+    page.evaluate("localStorage.clear()")
+    page.goto(site)
+    page.wait_for("window.spit.debug().screen === 'title'", timeout=60)
+    page.evaluate(CAPTURE)
+    page.evaluate("document.getElementById('lab-csv').click()")
+    page.wait_for("document.getElementById('status').textContent.includes("
+                  "'No reaction lab runs saved yet.')")
+    assert page.evaluate("window.__downloads.length") == 0
+    # A saved run, as the device's format keeps it in localStorage; then the download.
+    run = lab.Run(5, lab.CHOICE, lab.SOUND, 2, 0)
+    run.rows = [[0, 1, 2345, 251000, lab.OK], [0, 2, 3001, 300500, lab.ERROR]]
+    store = lab_store.empty()
+    store["runs"].append(lab_store.run_record(1, run, "done"))
+    page.evaluate("localStorage.setItem(%s, %s)" % (json.dumps(LAB_KEY),
+                                                    json.dumps(encode(store).decode())))
+    page.reload()
+    page.wait_for("window.spit.debug().screen === 'title'", timeout=60)
+    page.evaluate(CAPTURE)
+    page.evaluate("document.getElementById('lab-csv').click()")
+    page.wait_for("window.__downloads.length === 1")
+    assert page.evaluate("window.__downloads[0].name") == "spit-lab.csv"
+    text = page.evaluate("fetch(window.__downloads[0].href).then((r) => r.text())")
+    rows, problems = lab_store.parse_csv(text)
+    assert problems == [] and rows == [(1, 1, "choice-sound", 1, 2345, 251000, "ok"),
+                                       (1, 1, "choice-sound", 2, 3001, 300500, "error")]
