@@ -73,7 +73,7 @@ def read_board(port, tmp_dir):
         if "ENOENT" in text or "No such file" in text or "no such file" in text:
             raise LabCsvError("no saved runs on the board (it has no lab.json: run the "
                               "REACTION LAB first)")
-        raise LabCsvError(text)
+        raise LabCsvError(text.replace("make deploy", "make lab-csv"))
     return read_file(local)
 
 

@@ -128,12 +128,12 @@ def no_file(port, *args, **kw):
 
 
 def no_board(port, *args, **kw):
-    raise deploy.DeployError("no board found: is the Pico plugged in?")
+    raise deploy.DeployError(deploy.no_board("", "no device found"))
 
 
 @pytest.mark.parametrize("fake, said", [
     (no_file, "no saved runs on the board (it has no lab.json: run the REACTION LAB first)"),
-    (no_board, "no board found: is the Pico plugged in?")])
+    (no_board, deploy.no_board("", "no device found").replace("make deploy", "make lab-csv"))])
 def test_lab_csv_says_what_a_board_lacks_in_one_line(fake, said, monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(deploy, "mpremote", fake)
     assert lab_csv.main(["board", "-o", str(tmp_path / "x.csv")]) == 1
