@@ -147,6 +147,19 @@ def test_no_press_within_two_seconds_is_a_miss():
     assert lab.valid(run.rows, 0) == []
 
 
+def test_presses_between_trials_are_nobodys_response():
+    run = begun(trials=3)
+    run.press(run.start + 10, 0, A)                  # a false start: its feedback now
+    assert not run.press(run.start + 20, 0, A)
+    run.tick(run.until)
+    on = to_signal(run)
+    run.tick(on + lab.MISS_US)                        # a miss: its feedback now
+    assert not run.press(on + lab.MISS_US + 10, 0, A)
+    assert [r[4] for r in run.rows] == [lab.FALSE_START, lab.MISS]
+    fresh = lab.Run(1, lab.SIMPLE, lab.VISUAL, 1, 0)
+    assert not fresh.press(5, 0, A) and fresh.rows == []    # not begun yet
+
+
 def test_only_the_runs_player_and_the_a_and_b_buttons_respond():
     run = begun(player=1)
     on = to_signal(run)
