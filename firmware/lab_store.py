@@ -54,7 +54,10 @@ def port(ports):
     if path is None or fs is None:
         return None
     cut = path.rfind("/")
-    return type(st)(path[:cut + 1] + FILE_NAME, fs=fs)
+    try:
+        return type(st)(path[:cut + 1] + FILE_NAME, fs=fs)
+    except (TypeError, ValueError):
+        return None                      # a storage this module cannot copy: memory only
 
 
 def empty():

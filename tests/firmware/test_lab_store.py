@@ -106,6 +106,11 @@ def test_a_spreadsheets_csv_reads_too_bom_crlf_and_blank_lines():
     assert rows == [(1, 1, "simple-visual", 1, 2000, 250000, "ok")] and problems == []
 
 
+def test_blank_lines_before_the_header_are_no_rows():
+    rows, problems = lab_store.parse_csv("\n" + lab_store.HEADER + "\n1,2,duel-sound,3,1000,200000,ok\n")
+    assert rows == [(1, 2, "duel-sound", 3, 1000, 200000, "ok")] and problems == []
+
+
 def test_a_csv_from_another_version_is_refused_in_one_line():
     with pytest.raises(lab_store.LabDataError) as e:
         lab_store.parse_csv("run,player,condition,trial,wait_ms,reaction_us,flag,device\n")
@@ -219,6 +224,26 @@ def test_a_file_of_another_version_is_kept_and_never_written_over():
     assert json.loads(st.text) == other and st.saves == 0
 
 
+@pytest.mark.parametrize("d", [{"v": 1, "next": "2", "runs": []}, {"v": 1, "runs": []},
+                               {"v": 1, "next": 2, "runs": {}}, {"v": 1, "next": 2},
+                               {"next": 2, "runs": []}, [1, 2]])
+def test_a_file_whose_frame_this_version_does_not_write_is_kept_and_never_written_over(d):
+    st = MemoryStorage(json.dumps(d))
+    s = lab_store.Store(st)
+    assert s.locked and s.message == "LAB FILE OF ANOTHER VERSION"
+    assert not s.save() and json.loads(st.text) == d
+
+
+def test_two_broken_runs_are_said_in_the_plural():
+    st = MemoryStorage()
+    s = lab_store.Store(st)
+    s.put(lab_store.run_record(s.open_run(), a_run(), "done"))
+    d = json.loads(st.text)
+    d["runs"] += [{"run": 2, "cond": "simple-visual", "status": "done", "rows": 5}, "junk"]
+    st.text = json.dumps(d)
+    assert lab_store.Store(st).message == "2 LAB RUNS UNREADABLE"
+
+
 def test_a_broken_run_is_left_out_said_and_kept_as_it_was():
     st = MemoryStorage()
     s = lab_store.Store(st)
@@ -273,6 +298,15 @@ def test_the_lab_file_sits_beside_the_games_save_in_the_same_storage():
     class Memory:
         storage = MemoryStorage()
     assert lab_store.port(Memory()) is None
+
+    class Odd:
+        def __init__(self, where):
+            self.path = where
+            self.fs = Files()
+
+    class Other:
+        storage = Odd("/spit.json")
+    assert lab_store.port(Other()) is None          # no fs= to give it: memory only
 
 
 def test_a_storage_with_a_sibling_method_gives_the_lab_file():
