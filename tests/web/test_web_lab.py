@@ -10,6 +10,7 @@ from tests.web_helpers import FakeBridge
 from desktop_emulator import framebuf as fb_standin
 from firmware import lab, lab_store
 from firmware.screens import lab as lab_screen
+from shared_rules.game import Rules
 from spitweb import session
 
 pytestmark = pytest.mark.web
@@ -84,6 +85,21 @@ def test_the_labs_runs_are_kept_in_local_storage_and_come_out_as_csv():
     # A new page on the same storage (not on the lab's screen) gives the same CSV.
     w2, _ = web(store=store)
     assert w2.lab_csv() == text
+
+
+def test_the_pads_are_peoples_in_the_lab_even_after_a_game_against_the_cpu():
+    w, b = web(store={})
+    page = Page(w)
+    page.frames(2)
+    w.app.start_game(3, Rules(), (None, 2), w.clock.ticks_us())
+    page.frames(2)
+    assert w.seat_names() == ["P0", "CPU NORMAL"]
+    w.app.to_title(w.clock.ticks_us())
+    page.frames(2)
+    while w.app.menu_text(w.app.menu_items()[w.app.title.sel]) != "REACTION LAB":
+        page.tap("KeyZ")
+    page.tap("KeyX")
+    assert w.app.screen_name() == "lab" and w.seat_names() == ["P0", "P1"]
 
 
 def test_a_hidden_tab_pauses_a_lab_run():

@@ -488,7 +488,8 @@ class Web(Engine):
         app = self.app
         out = []
         for p in (0, 1):
-            cpu = app.cpu[p] if app.game is not None else None
+            # The reaction lab has people at both pads, whatever the last game had.
+            cpu = app.cpu[p] if app.game is not None and app.screen_name() != "lab" else None
             if self.loaded is not None:
                 who = self.loaded.meta.get("p%d" % p, "human")
                 out.append("REPLAY " + (who.upper() if who != "human" else "P%d" % p))
