@@ -71,6 +71,7 @@ class LabScreen:
         self.page = 0
         self.pages = ()
         self._saved = True               # the run's last trial is saved
+        self._shown = False              # its result is on screen (the save waits for it)
         self._run_key = 0
         self._box = -1                   # what the run's regions last drew
         self._halves = [None, None]
@@ -154,6 +155,7 @@ class LabScreen:
         st = self.run.state
         if st == lab.FEEDBACK or st == lab.DONE:
             self._saved = False
+            self._shown = False
             r = self.run.last_rows()
             if r and r[0][4] == lab.FALSE_START:
                 self.app.want(sound.ILLEGAL)
@@ -202,8 +204,9 @@ class LabScreen:
         if run.state == lab.DONE:
             self._stop(now, "done")
             return True
-        if not self._saved and run.state == lab.FEEDBACK:
-            # Between trials: nothing is being timed, a flash write may stall.
+        if not self._saved and self._shown and run.state == lab.FEEDBACK:
+            # Between trials, once the result is shown: nothing is being timed, and a
+            # flash write (which stalls everything) no longer delays the result.
             self._save("open")
         if self._held(now):
             self._pause(now)
@@ -308,6 +311,8 @@ class LabScreen:
                 view.med_centred(lines[1], 57, 1, p)
                 view.mark(0, 48, W, 16, p)
                 drew = True
+        if run.state == lab.FEEDBACK:
+            self._shown = True
         return drew
 
 

@@ -152,6 +152,20 @@ def test_saves_come_only_between_trials_never_while_a_signal_is_awaited():
     assert runs[0][2] == "done" and len(runs[0][3]) == 5
 
 
+def test_a_trials_result_is_shown_before_it_is_saved():
+    st = MemoryStorage()
+    r = lab_rig(st)
+    scr = start(r, trials=2)
+    saves = st.saves
+    until_state(r, scr, lab.SIGNAL)
+    r.inp.press(scr.run.onset + 200 * MS, 0, "A", 40000)
+    r.until(lambda a: scr.run.state == lab.FEEDBACK)
+    shown = bytes(r.disp.panel)
+    assert st.saves == saves                           # the frame that showed the result
+    r.frames(1)
+    assert st.saves == saves + 1 and bytes(r.disp.panel) == shown
+
+
 def test_r19_the_reaction_time_is_the_press_stamp_not_the_frame_that_read_it():
     r = lab_rig()
     scr = start(r, trials=1)
