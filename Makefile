@@ -15,7 +15,8 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Every target that names no file; `make help` lists each with the text after its `##`.
 .PHONY: help setup setup-play test test-fast golden bench bench-emulator bench-firmware \
 	bench-pico bench-web simulate mutate clean play demo wiring firmware-sim deploy repl \
-	device-test pico-setup play-pico pico-sim web web-serve web-test chromium check-variant
+	device-test pico-setup play-pico pico-sim web web-serve web-test chromium check-variant \
+	lab-csv lab-plot
 
 .DEFAULT_GOAL := help
 
@@ -128,6 +129,29 @@ repl: $(PLAY_STAMP) ## the board's REPL (PORT=)
 # The self-test on the board (live buttons, test pattern, beep); Ctrl-C to leave.
 device-test: $(PLAY_STAMP) ## the self-test on the board (PORT=)
 	$(MPREMOTE) run firmware/selftest.py
+
+# ---- the reaction lab's data (docs/LAB.md) ---------------------------------------------
+# lab-csv: the saved runs as CSV, from a board (mpremote; PORT=), the emulator's file
+# (FROM=emulator) or a copied lab.json (FROM=path); OUT= the CSV (default lab.csv).
+# lab-plot: run chart, histogram and box plot by condition from CSV= (one or many
+# devices' files, merged), into PLOT= (default lab.png); installs requirements-lab.txt
+# (matplotlib), which `make test` never needs.
+FROM ?= board
+OUT ?= lab.csv
+CSV ?= lab.csv
+PLOT ?= lab.png
+LAB_STAMP := $(VENV)/.lab-$(shell cksum < requirements-lab.txt | cut -d' ' -f1)
+
+$(LAB_STAMP): requirements-lab.txt $(PLAY_STAMP)
+	$(PIP) -r requirements-lab.txt
+	rm -f $(VENV)/.lab-*
+	touch $@
+
+lab-csv: $(PLAY_STAMP) ## the reaction lab's runs as CSV (FROM=board|emulator|file, PORT=, OUT=)
+	$(PY) tools/lab_csv.py $(FROM) $(if $(PORT),--port $(PORT),) -o $(OUT)
+
+lab-plot: $(LAB_STAMP) ## plots of lab CSVs for a class (CSV="a.csv b.csv", PLOT=)
+	$(PY) tools/lab_plot.py $(CSV) -o $(PLOT)
 
 # ---- the emulated Pico --------------------------------------------------------------
 # The real firmware in MicroPython's rp2 image on rp2040js (docs/EMULATOR.md). Needs

@@ -101,6 +101,11 @@ class FileStorage:
             self._say("cannot save: %s" % (e.strerror or e))
             raise
 
+    def sibling(self, name):
+        """The storage of another file beside this one, e.g. the reaction lab's
+        ``lab.json`` (firmware/lab_store.py)."""
+        return FileStorage(os.path.join(os.path.dirname(self.path), name), self._stderr)
+
     def report(self, note):
         """The app's word on what it loaded (a file that passed its checksum but holds
         another version, a bad snapshot ...): one line on stderr, as for a corrupt one."""

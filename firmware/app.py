@@ -36,7 +36,8 @@ from firmware.stats import Stats
 from firmware.table import Table
 from firmware import screens as _screens
 from firmware.screens import (TITLE, GAME, SUMMARY, OVER, PAUSE, ATTRACT, HOWTO, REMATCH,
-                              NAMES, DEMO_LEVELS, A, B, LEFT, RIGHT, UP, DOWN, PAUSE_BUTTON)
+                              LAB, NAMES, DEMO_LEVELS, A, B, LEFT, RIGHT, UP, DOWN,
+                              PAUSE_BUTTON)
 from firmware.screens.game import GameScreen
 
 from shared_rules.compat import const
@@ -576,6 +577,8 @@ class App:
         CONTINUE selected the saved game's seats (what that choice resumes)."""
         if self.screen == ATTRACT:
             return DEMO_LEVELS
+        if self.screen == LAB:
+            return (None, None)          # the reaction lab: people at both pads
         if self.screen == TITLE and self.saved is not None and self.cur.sel == 0:
             # CONTINUE is the first item whenever there is a saved game.
             cpu = self.saved["cpu"]

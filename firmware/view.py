@@ -269,6 +269,11 @@ class View:
             if x1 > s[2 * p + 1]:
                 s[2 * p + 1] = x1
 
+    def mark(self, x, y, w, h, rot=0):
+        """A screen that draws with the primitives below says which rectangle changed,
+        so that the display port sends it (and only the pages it touches)."""
+        self._mark(x, y, w, h, rot)
+
     # ---- primitives (logical coordinates; rot=1 turns them 180°): the framebuf's own
     # calls with a rot, for the screens' drawing too ---------------------------------
     def fill_rect(self, x, y, w, h, c, rot):

@@ -368,14 +368,22 @@ function wire(web, redraw) {
     if (document.fullscreenElement) document.exitFullscreen();
     else if (d.requestFullscreen) d.requestFullscreen().catch(() => {});
   });
+  const download = (text, type, name) => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type }));
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  };
   $("save-replay").addEventListener("click", guarded(() => {
     const text = web.replay_text();
     if (text === null) { bridge.status("No game to save yet."); return; }
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
-    a.download = "spit-replay.txt";
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    download(text, "text/plain", "spit-replay.txt");
+  }));
+  $("lab-csv").addEventListener("click", guarded(() => {
+    const text = web.lab_csv();
+    if (text === null) { bridge.status("No reaction lab runs saved yet."); return; }
+    download(text, "text/csv", "spit-lab.csv");
   }));
   $("open-replay").addEventListener("change", async (e) => {
     const f = e.target.files[0];

@@ -6,6 +6,7 @@
 #   title -> game (ready / play / stall / slap) -> summary -> game ... -> over
 #   over -> rematch -> game, or over -> title;  game <-> pause;  title <-> how to play;
 #   title -> attract (after a while with no press; any press comes back)
+#   title <-> lab (the reaction lab: its menu, runs and results)
 #
 # Buttons on menus: A = next item, B = choose (six-button pads: UP/LEFT = previous,
 # DOWN/RIGHT = next).
@@ -20,12 +21,13 @@ PAUSE = const(4)
 ATTRACT = const(5)
 HOWTO = const(6)
 REMATCH = const(7)
-NAMES = ("title", "game", "summary", "over", "pause", "attract", "howto", "rematch")
+LAB = const(8)
+NAMES = ("title", "game", "summary", "over", "pause", "attract", "howto", "rematch", "lab")
 # Every screen but the game's own is loaded when shown and unloaded when left (the
 # app's go), so that while a game is played only its code is on the heap: screen
 # number -> module name (the module's SCREEN is its class).
 LAZY = {TITLE: "title", SUMMARY: "summary", OVER: "over", PAUSE: "pause",
-        ATTRACT: "attract", HOWTO: "howto", REMATCH: "rematch"}
+        ATTRACT: "attract", HOWTO: "howto", REMATCH: "rematch", LAB: "lab"}
 
 DEMO_LEVELS = (3, 2)      # the attract mode's CPUs: hard (player 0) against normal
 

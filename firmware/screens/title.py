@@ -1,4 +1,5 @@
-# The title screen: the menu (CONTINUE of a saved game, START, the settings, HOW TO PLAY).
+# The title screen: the menu (CONTINUE of a saved game, START, the settings, HOW TO PLAY,
+# REACTION LAB).
 # After a while with no press it shows the attract mode (a CPU game) to whoever walks
 # by; any press brings the menu back.
 
@@ -6,7 +7,7 @@ from shared_rules.arbiter import ticks_diff
 from shared_rules.game import Rules
 from firmware import sound, texts, savegame
 from firmware.view import W
-from firmware.screens import TITLE, HOWTO, ATTRACT, B, PAUSE_BUTTON, back
+from firmware.screens import TITLE, HOWTO, ATTRACT, LAB, B, PAUSE_BUTTON, back
 
 from shared_rules.compat import const
 
@@ -27,6 +28,7 @@ HOWTO_ITEM = const(6)
 START = const(7)
 SIGNAL = const(8)
 LINK = const(9)
+LAB_ITEM = const(10)
 _SETTINGS = (MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND)
 
 
@@ -48,7 +50,7 @@ class TitleScreen:
             out.append(CONTINUE)
         # START first: the obvious first press starts a game (a saved game's CONTINUE
         # comes before it).
-        for it in (START, MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND, HOWTO_ITEM):
+        for it in (START, MODE, RULES, FLIP, FUMBLE, SIGNAL, SOUND, HOWTO_ITEM, LAB_ITEM):
             out.append(it)
         if getattr(self.app.ports, "link", None) is not None:
             out.insert(out.index(START) + 1, LINK)    # a cable port: play on two handhelds
@@ -76,6 +78,8 @@ class TitleScreen:
             return "HOW TO PLAY"
         if item == LINK:
             return "LINK PLAY"
+        if item == LAB_ITEM:
+            return "REACTION LAB"
         return "START"
 
     def press(self, t, p, code):
@@ -117,6 +121,8 @@ class TitleScreen:
             app.go(HOWTO, t)
         elif item == LINK:
             app.link_play(t)
+        elif item == LAB_ITEM:
+            app.go(LAB, t)
         elif item == START:
             rules = Rules(points=bool(s["points"]), manual_flip=bool(s["flip"]),
                           target=app.target)

@@ -48,17 +48,17 @@ def test_menu_a_moves_b_chooses_and_start_uses_the_settings():
     assert app.screen == A.TITLE
     assert [app.menu_text(i) for i in app.menu_items()] == [
         "START", "2 PLAYERS", "STANDARD GAME", "AUTO FLIP", "FUMBLE 0.5 S",
-        "SLAP SIGNAL ON", "SOUND ON", "HOW TO PLAY"]
+        "SLAP SIGNAL ON", "SOUND ON", "HOW TO PLAY", "REACTION LAB"]
     r.menu(["A", "B", "B"])                  # mode: 2 players -> CPU easy -> CPU normal
     # points, manual flip, fumble, slap signal, sound
     r.menu(["A", "B", "A", "B", "A", "B", "A", "B", "A", "B"])
     assert app.settings == {"mode": 2, "points": 1, "flip": 1, "sound": 0, "fumble": 1000,
                             "signal": 0}
     assert app.menu_text(app.menu_items()[4]) == "FUMBLE 1 S"
-    r.menu(["A"] * 8)                        # eight items: A wraps round to the same one
-    assert app.title.sel % 8 == 6
+    r.menu(["A"] * 9)                        # nine items: A wraps round to the same one
+    assert app.title.sel % 9 == 6
     # Walk to START and choose it.
-    while app.menu_text(app.menu_items()[app.title.sel % 8]) != "START":
+    while app.menu_text(app.menu_items()[app.title.sel % 9]) != "START":
         r.menu(["A"])
     r.menu(["B"])
     assert app.screen == A.GAME
@@ -74,7 +74,7 @@ def test_menu_a_moves_b_chooses_and_start_uses_the_settings():
 def test_sound_off_plays_nothing():
     r = rig()
     r.frames(1)
-    r.menu(["U", "U", "B"])                  # sound off
+    r.menu(["U", "U", "U", "B"])             # sound off (back past REACTION LAB, HOW TO PLAY)
     n = len(r.sound.played)
     r.menu(["U", "U", "U", "U", "U", "U", "B"])   # START
     r.add_bots(("hard", "hard"), seed=2)

@@ -447,7 +447,9 @@ class Web(Engine):
                     self._hidden_frozen = True
                 return
             app = self.app
-            if app.screen_name() == "game" and app.game.phase in ("ready", "play"):
+            if (app.screen_name() == "game" and app.game.phase in ("ready", "play")) or \
+                    (app.screen_name() == "lab" and app.cur.run is not None and
+                     app.cur.mode == 1):     # a reaction lab run (screens/lab.py RUN)
                 self.keys.inject(self._pause_player(), "PAUSE", now_ms)
             self.frame(now_ms)       # the last frame before the page stops animating
         elif self._hidden_frozen:
@@ -486,7 +488,8 @@ class Web(Engine):
         app = self.app
         out = []
         for p in (0, 1):
-            cpu = app.cpu[p] if app.game is not None else None
+            # The reaction lab has people at both pads, whatever the last game had.
+            cpu = app.cpu[p] if app.game is not None and app.screen_name() != "lab" else None
             if self.loaded is not None:
                 who = self.loaded.meta.get("p%d" % p, "human")
                 out.append("REPLAY " + (who.upper() if who != "human" else "P%d" % p))
@@ -513,6 +516,17 @@ class Web(Engine):
         if seats is None or self.loaded is not None:
             seats = names_of(app.cpu)
         return format_replay(app.replay, seats, app.replay_snapshot, engine="web")
+
+    def lab_csv(self):
+        """The reaction lab's saved runs as CSV (firmware/lab_store.py), for the page's
+        download, or None when there are none. On the lab's screen, its own store:
+        with it the runs a full or missing storage could not keep."""
+        from firmware import lab_store
+        app = self.app
+        store = app.cur.store if app.screen_name() == "lab" else \
+            lab_store.Store(lab_store.port(app.ports))
+        runs = store.runs()
+        return lab_store.csv_text(runs) if runs else None
 
     def debug_json(self):
         """What the page's tests look at: the app's screen, menu, cursors, sound."""
