@@ -8,8 +8,9 @@
 #
 # A game is longer than the heap can hold: between rounds the app hands the full
 # chunks to the storage port (spill()), which appends them to a file on flash, and the
-# heap keeps only the round in play. Reading the records back (iteration, format())
-# reads the spilled chunks from the file first, so every host still gets the whole game.
+# heap keeps only the round in play. Reading the records back (iteration, format();
+# firmware/records_read.py, loaded only then) reads the spilled chunks from the file
+# first, so every host still gets the whole game.
 #
 # Replay(seed, rules, PackedRecords()) works unchanged: Replay.button()/frame() append
 # tuples, which are packed at once (the tuple is short-lived garbage); iterating gives
@@ -145,41 +146,14 @@ class PackedRecords:
         return self._chunks[i // CHUNK - self._gone][i % CHUNK]
 
     def __iter__(self):
-        rd = _Reader(self)
-        k = 0
-        t = 0
-        while rd.i < self._n:
-            h = rd.byte()
-            kind = h & 3
-            if kind == _OTHER:
-                yield self._other[k]
-                k += 1
-                continue
-            z = rd.uint()
-            t = ticks_add(t, (z >> 1) if not z & 1 else -((z + 1) >> 1))
-            if kind == _FRAME:
-                yield ("frame", t)
-            elif kind == _DIGEST:
-                rnd = rd.uint()
-                yield ("digest", t, rnd, rd.uint())
-            else:
-                yield ("button", t, (h >> 2) & 1, (h >> 3) & 7, (h >> 6) & 1)
-                if h & _TAP:
-                    yield ("button", t, (h >> 2) & 1, (h >> 3) & 7, 0)
+        # Reading is for hosts (a replay file, the board's recording over serial): its
+        # code is loaded only then, not kept on the heap during a game.
+        from firmware.records_read import records
+        return records(self)
 
     def __eq__(self, other):
-        try:
-            if len(other) != self._count:
-                return False
-        except TypeError:
-            return False
-        items = other if isinstance(other, list) else list(other)
-        i = 0
-        for rec in self:
-            if tuple(items[i]) != rec:
-                return False
-            i += 1
-        return True
+        from firmware.records_read import same
+        return same(self, other)
 
     def __ne__(self, other):
         return not self.__eq__(other)
@@ -191,42 +165,6 @@ class PackedRecords:
     def spilled(self):
         """Bytes of the stream handed to the store."""
         return self._gone * CHUNK
-
-
-class _Reader:
-    """The stream's bytes in order: the spilled chunks from the store (read one at a
-    time into one buffer), then the heap's."""
-
-    def __init__(self, recs):
-        self.recs = recs
-        self.i = 0
-        self.c = -1
-        self.cur = None
-        self.buf = bytearray(CHUNK) if recs._gone else None
-
-    def byte(self):
-        i = self.i
-        c = i // CHUNK
-        if c != self.c:
-            r = self.recs
-            self.c = c
-            if c >= r._gone:
-                self.cur = r._chunks[c - r._gone]
-            else:
-                r.store.rec_read(c * CHUNK, self.buf)
-                self.cur = self.buf
-        self.i = i + 1
-        return self.cur[i % CHUNK]
-
-    def uint(self):
-        z = 0
-        shift = 0
-        while True:
-            b = self.byte()
-            z |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                return z
 
 
 class Recording:
@@ -252,10 +190,8 @@ class Recording:
 
     def replay(self):
         """The same recording as a shared_rules.replay.Replay."""
-        from shared_rules.replay import Replay
-        r = Replay(self.seed, self.rules, self.records)
-        r.conduct = self.conduct
-        return r
+        from firmware.records_read import as_replay
+        return as_replay(self)
 
     def format(self):
         return self.replay().format()

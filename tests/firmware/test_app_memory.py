@@ -257,3 +257,9 @@ def test_a_frame_that_keeps_running_out_of_heap_never_raises(monkeypatch):
     for _ in range(5):
         assert app.step(r.clock.advance(A.FRAME_US)) is False
     assert app.mem_errors == 10
+
+
+def test_the_reader_knows_the_writers_head_bytes():
+    from firmware import records, records_read
+    for name in ("_FRAME", "_OTHER", "_DIGEST", "_TAP"):
+        assert getattr(records_read, name) == getattr(records, name)
