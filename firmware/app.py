@@ -28,7 +28,7 @@ from shared_rules.game import Game
 from shared_rules.arbiter import ticks_diff, ticks_add
 from shared_rules.pad import TWO_BUTTON
 from shared_rules.conduct import Conduct, SLAP_LIMIT_US
-from firmware import sound, texts, savegame
+from firmware import sound, texts
 from firmware.view import View
 from firmware.records import Recording
 from firmware.seats import HumanSeat
@@ -102,7 +102,7 @@ class App:
         self.ports = ports
         self.on_cpu_press = None         # a host's hook(t, player, button): a CPU pressed
         self.hint = hint                 # None: the title screen's own
-        self.defaults = savegame.settings_from(defaults) if defaults is not None else None
+        self.defaults = _savegame().settings_from(defaults) if defaults is not None else None
         if defaults is not None and self.defaults is None:
             raise ValueError("bad default settings: %r" % (defaults,))
         self.scheme = scheme
@@ -472,7 +472,7 @@ class App:
                 msg = "SAVED DATA UNREADABLE"
             if msg is None:
                 msg = getattr(st, "message", None)
-        s, saved, why = savegame.unpack(data, self.defaults)
+        s, saved, why = _savegame().unpack(data, self.defaults)
         self.settings = s
         self.saved = saved
         self.note = why or msg or ""
@@ -488,14 +488,20 @@ class App:
         writes stall interrupts, so never during play) or at game over (clears it)."""
         g = self.game
         kept = self._kept
+        pack = _savegame().pack
         if kept is not None:
             # A game the player did not choose to replace stays saved.
-            self._write(savegame.pack(self.settings, kept["game"], kept["cpu"], kept["stats"]))
+            self._write(pack(self.settings, kept["game"], kept["cpu"], kept["stats"]))
         elif g is None or g.phase == "over":
-            self._write(savegame.pack(self.settings))
+            self._write(pack(self.settings))
         elif g.phase == "ready" and not g.piles and not g.said[0] and not g.said[1]:
-            self._write(savegame.pack(self.settings, g, self.cpu, self.stats.to_list()))
+            self._write(pack(self.settings, g, self.cpu, self.stats.to_list()))
         # else: a game set up mid-round (tests, puzzles) is not resumable
+        pack = None
+        if self.screen != TITLE:
+            # Saves come once a round: between them its code need not be on the heap
+            # (the title screen's menu uses it too, so it stays while that is shown).
+            _drop_savegame()
         if self._rec:
             # The same moment suits the recording: the rounds played so far go to
             # flash, and the heap keeps only the round to come (R40).
@@ -504,10 +510,11 @@ class App:
     def save_settings(self):
         """On the title screen: the settings, keeping the resumable game as it was."""
         sv = self.saved
+        pack = _savegame().pack
         if sv is None:
-            self._write(savegame.pack(self.settings))
+            self._write(pack(self.settings))
         else:
-            self._write(savegame.pack(self.settings, sv["game"], sv["cpu"], sv["stats"]))
+            self._write(pack(self.settings, sv["game"], sv["cpu"], sv["stats"]))
 
     def _write(self, d):
         st = self.ports.storage
@@ -595,6 +602,19 @@ class App:
             m = self.settings["mode"]
             return (None, m if m else None)
         return (self.cpu[0], self.cpu[1])
+
+
+def _savegame():
+    from firmware import savegame
+    return savegame
+
+
+def _drop_savegame():
+    import sys
+    import firmware
+    sys.modules.pop("firmware.savegame", None)
+    if hasattr(firmware, "savegame"):
+        delattr(firmware, "savegame")
 
 
 class _LowMemory:
