@@ -29,6 +29,7 @@ Exit status 1 if a recording was not whole.
 
 import argparse
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -153,6 +154,9 @@ def play(args, fw, seed, wall0):
 
 
 def main(argv=None):
+    # A `timeout` or a Ctrl-C ends the run through the finally blocks, which stop the
+    # emulator's process rather than leave it running.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--firmware")
     ap.add_argument("--seed", type=int, default=1)
