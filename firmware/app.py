@@ -163,7 +163,7 @@ class App:
         self.now = now_us
         self.frames += 1
         self._state = False
-        self._next = -1                  # the frame's events are not drained yet
+        self._next = -3                  # the frame's events are not drained yet
         # Out of heap (a fragmented heap has no block for a screen's code, a CPU's
         # plan, a save): collect, then the rest of the frame again, and say so; never
         # an exception out of the loop, which would reset the board.
@@ -232,19 +232,24 @@ class App:
         return drew
 
     def _collect(self, now):
+        # In stages (_next -3, -2, -1), so that a frame tried again after running out
+        # of heap neither drains nor filters twice: what was drained stays, and the CPU
+        # presses a poll already gave are not filtered out.
         evs = self._evs
-        evs.clear()
-        inp = self.ports.input
-        if self._drain_out:
-            try:
-                inp.drain(evs)
-            except TypeError:      # a port whose drain() takes no list
-                self._drain_out = False
-        if not self._drain_out:
-            got = inp.drain()
-            if got:
-                evs.extend(got)
-        if self.screen == GAME:
+        if self._next == -3:
+            evs.clear()
+            inp = self.ports.input
+            if self._drain_out:
+                try:
+                    inp.drain(evs)
+                except TypeError:      # a port whose drain() takes no list
+                    self._drain_out = False
+            if not self._drain_out:
+                got = inp.drain()
+                if got:
+                    evs.extend(got)
+            self._next = -2
+        if self._next == -2 and self.screen == GAME:
             # A CPU seat's buttons are its own: ignore the hardware's for that player.
             seats = self.table.seats
             k = 0
@@ -254,6 +259,8 @@ class App:
                     k += 1
             while len(evs) > k:
                 evs.pop()
+        self._next = -1
+        if self.screen == GAME:
             self.table.poll(now, evs, self.on_cpu_press)
         # Insertion sort by touch time (few events a frame; stable; no allocation).
         for i in range(1, len(evs)):

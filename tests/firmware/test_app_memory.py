@@ -263,3 +263,23 @@ def test_the_reader_knows_the_writers_head_bytes():
     from firmware import records, records_read
     for name in ("_FRAME", "_OTHER", "_DIGEST", "_TAP"):
         assert getattr(records_read, name) == getattr(records, name)
+
+
+def test_a_press_drained_before_the_heap_ran_out_is_handled_when_the_frame_is_tried_again(
+        monkeypatch):
+    r = _pause_rig()
+    app = r.app
+    real = type(app.table).poll
+    fails = [1]
+
+    def poll(self, now, evs, hook):
+        if fails[0]:
+            fails[0] -= 1
+            raise MemoryError()           # the CPU's planning found no block
+        return real(self, now, evs, hook)
+    monkeypatch.setattr(type(app.table), "poll", poll)
+    before = [x for x in app.replay.records if x[0] == "button" and x[2] == 0]
+    r.tap(0, "A", hold_us=100000)         # drained in the frame that runs out of heap
+    after = [x for x in app.replay.records if x[0] == "button" and x[2] == 0]
+    assert app.mem_errors == 1 and fails == [0]
+    assert len(after) == len(before) + 1 and after[-1][3:] == (0, 1)   # A, down: handled
