@@ -504,7 +504,6 @@ class App:
         elif g.phase == "ready" and not g.piles and not g.said[0] and not g.said[1]:
             self._write(pack(self.settings, g, self.cpu, self.stats.to_list()))
         # else: a game set up mid-round (tests, puzzles) is not resumable
-        pack = None
         if self.screen != TITLE:
             # Saves come once a round: between them its code need not be on the heap
             # (the title screen's menu uses it too, so it stays while that is shown).
