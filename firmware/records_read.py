@@ -4,12 +4,12 @@
 # loads this module only then, so its code is not on the heap while a game is played.
 
 from shared_rules.arbiter import ticks_add
-from firmware.records import CHUNK
 
 from shared_rules.compat import const
 
-# The head byte's kinds and tap bit, as firmware/records.py writes them (there they
-# are private consts, which MicroPython does not export).
+# The chunk size, the head byte's kinds and its tap bit, as firmware/records.py writes
+# them (not imported from there: that module loads this one).
+CHUNK = const(256)
 _FRAME = const(0)
 _OTHER = const(2)
 _DIGEST = const(3)

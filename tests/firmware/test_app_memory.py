@@ -261,7 +261,7 @@ def test_a_frame_that_keeps_running_out_of_heap_never_raises(monkeypatch):
 
 def test_the_reader_knows_the_writers_head_bytes():
     from firmware import records, records_read
-    for name in ("_FRAME", "_OTHER", "_DIGEST", "_TAP"):
+    for name in ("CHUNK", "_FRAME", "_OTHER", "_DIGEST", "_TAP"):
         assert getattr(records_read, name) == getattr(records, name)
 
 
