@@ -61,9 +61,9 @@ def seed_list(text):
     out = []
     try:
         for part in text.split(","):
-            a, _, b = part.partition("-")
+            a, dash, b = part.partition("-")
             lo = int(a)
-            hi = int(b) if b else lo
+            hi = int(b) if dash else lo
             if hi < lo:
                 raise ValueError
             out.extend(range(lo, hi + 1))
