@@ -159,7 +159,12 @@ def test_storage_that_cannot_append_keeps_no_recordings():
         def read(self, name):
             return None
 
+    class AppendOnly(NoAppend):  # appends, but cannot read a part of a file back
+        def append(self, name, chunks):
+            pass
+
     assert not FileStorage("spit.json", fs=NoAppend()).recording
+    assert not FileStorage("spit.json", fs=AppendOnly()).recording
     assert FileStorage("spit.json").rec_path == "spit.rec"
 
 
