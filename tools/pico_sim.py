@@ -115,7 +115,8 @@ def play(args, fw, seed, wall0):
             while not m.reached("over"):
                 m.run_guest(1_000_000)
                 g = m.app.game
-                if g is not None and g.round != rounds_seen:
+                # (on the rematch screen the board still reports the last game's round)
+                if g is not None and g.round != rounds_seen and m.app.screen == "game":
                     rounds_seen = g.round
                     print("pico-sim: round %d at %.1f s guest, %.0f s wall" % (
                         g.round, (p.t_ns - t0) / 1e9, time.monotonic() - wall0), flush=True)
