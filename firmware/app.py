@@ -24,11 +24,13 @@
 #   link                the cable to a second handheld (optional port): its contract is
 #                         firmware/link/port.py; with it the menu offers LINK PLAY
 
+import gc
+
 from shared_rules.game import Game
 from shared_rules.arbiter import ticks_diff, ticks_add
 from shared_rules.pad import TWO_BUTTON
 from shared_rules.conduct import Conduct, SLAP_LIMIT_US
-from firmware import sound, texts, savegame
+from firmware import sound, texts
 from firmware.view import View
 from firmware.records import Recording
 from firmware.seats import HumanSeat
@@ -52,12 +54,14 @@ WINDOW_US = const(2000)            # the arbiter's first-touch window (R18-R19)
 # hundreds of ms) waits until no race can still be decided: past the window in which
 # a slap still counts as having lost the race to the decisive one (R20, R26).
 SAVE_DELAY_US = const(400000)
-# Bytes of replay a game may use on the device (about 5100 records: a game of some 20
-# rounds; a longer one's recording stops there, the game goes on). Whole-game
-# recordings matter: they are replayed on the desktop. The device has the room (a
-# 25-round game peaks at ~115 KB of its ~240 KB heap, docs/FIRMWARE.md). Hosts with
-# room set their own (the emulator records whole games).
+# Bytes of replay a game may hold in the heap on the device (about 5100 records). A
+# storage port that keeps recordings (firmware/hw/storage.py on flash) takes the full
+# chunks between rounds, so only the round in play is in the heap and a game of any
+# length is recorded whole (R40); without one the recording stops here and the game
+# goes on. Hosts with room set their own (the emulator records whole games in memory).
 RECORD_LIMIT = const(16384)
+# What a frame that ran out of heap says (the app collects and carries on).
+LOW_MEMORY = ("LOW", "MEMORY")
 
 # Button names the ports may use, to the pad's codes (the letters: shared_rules.pad).
 BUTTON_CODES = {"A": A, "B": B, "L": LEFT, "R": RIGHT, "U": UP, "D": DOWN,
@@ -108,7 +112,7 @@ class App:
         self.linkplay = None             # a linked game's conduct (firmware/link/play.py)
         self._wake = None                # the menu listening on the cable
         self.hint = hint                 # None: the title screen's own
-        self.defaults = savegame.settings_from(defaults) if defaults is not None else None
+        self.defaults = _savegame().settings_from(defaults) if defaults is not None else None
         if defaults is not None and self.defaults is None:
             raise ValueError("bad default settings: %r" % (defaults,))
         self.scheme = scheme
@@ -130,6 +134,7 @@ class App:
         self.bytes_sent = 0
         self.dropped = 0
         self.save_errors = 0
+        self.mem_errors = 0              # frames or screens that ran out of heap
         self.last_pages = 0
         # The match: the game in play (None until one starts) and what goes with it.
         self.game = None
@@ -190,19 +195,55 @@ class App:
         """One step of this app by itself (link play calls it with the game's time)."""
         self.now = now_us
         self.frames += 1
-        state = False
-        evs = self._collect(now_us)
-        self._check_dropped(now_us)
-        for e in evs:
+        self._state = False
+        self._next = -3                  # the frame's events are not drained yet
+        # Out of heap (a fragmented heap has no block for a screen's code, a CPU's
+        # plan, a save): collect, then the rest of the frame again, and say so; never
+        # an exception out of the loop, which would reset the board.
+        try:
+            return self._frame(now_us)
+        except MemoryError:
+            self._low_memory(now_us)
+        try:
+            return self._frame(now_us)
+        except MemoryError:
+            self._low_memory(now_us)
+            return False
+
+    def _low_memory(self, now):
+        gc.collect()
+        self.mem_errors += 1
+        self.note = "LOW MEMORY"
+        self.touch()
+        if self.table is not None and self.screen == GAME:
+            try:
+                for p in (0, 1):
+                    self.table.flash(p, LOW_MEMORY, True, now)
+            except MemoryError:
+                pass
+
+    def _frame(self, now_us):
+        if self._next < 0:
+            self._collect(now_us)
+            self._check_dropped(now_us)
+            self._next = 0
+        evs = self._evs
+        while self._next < len(evs):
+            e = evs[self._next]
+            # Taken before it is handled: a press that runs out of heap half-way is
+            # not handled twice when the frame is tried again.
+            self._next += 1
             down = bool(e[3])
             self._event(e[0], e[1], _code(e[2]), down)
             if down:
                 # A release only updates which buttons are held (for the pause hold,
                 # which compares stamps): replayed with the next recorded frame, before
                 # that frame's timers, it changes nothing, so its frame need not be kept.
-                state = True
+                self._state = True
+        state = self._state
         if self.cur.tick(now_us):
             state = True
+            self._state = True
         if self._save_at is not None and self.screen != GAME and \
                 ticks_diff(now_us, self._save_at) >= 0:
             self._save_at = None
@@ -224,19 +265,24 @@ class App:
         return drew
 
     def _collect(self, now):
+        # In stages (_next -3, -2, -1), so that a frame tried again after running out
+        # of heap neither drains nor filters twice: what was drained stays, and the CPU
+        # presses a poll already gave are not filtered out.
         evs = self._evs
-        evs.clear()
-        inp = self.ports.input
-        if self._drain_out:
-            try:
-                inp.drain(evs)
-            except TypeError:      # a port whose drain() takes no list
-                self._drain_out = False
-        if not self._drain_out:
-            got = inp.drain()
-            if got:
-                evs.extend(got)
-        if self.screen == GAME:
+        if self._next == -3:
+            evs.clear()
+            inp = self.ports.input
+            if self._drain_out:
+                try:
+                    inp.drain(evs)
+                except TypeError:      # a port whose drain() takes no list
+                    self._drain_out = False
+            if not self._drain_out:
+                got = inp.drain()
+                if got:
+                    evs.extend(got)
+            self._next = -2
+        if self._next == -2 and self.screen == GAME:
             # A CPU seat's buttons are its own: ignore the hardware's for that player.
             seats = self.table.seats
             k = 0
@@ -246,6 +292,8 @@ class App:
                     k += 1
             while len(evs) > k:
                 evs.pop()
+        self._next = -1
+        if self.screen == GAME:
             self.table.poll(now, evs, self.on_cpu_press)
         # Insertion sort by touch time (few events a frame; stable; no allocation).
         for i in range(1, len(evs)):
@@ -317,10 +365,28 @@ class App:
     def _screen(self, n):
         s = self.screens[n]
         if s is None:
-            name = _screens.LAZY[n]
-            s = __import__("firmware.screens." + name, None, None, (name,)).SCREEN(self)
+            try:
+                s = self._import(n)
+            except MemoryError:
+                # No block for the module's code: collect and try again; failing that,
+                # say so and keep trying each frame (_LowMemory) rather than reset.
+                gc.collect()
+                try:
+                    s = self._import(n)
+                except MemoryError:
+                    self.mem_errors += 1
+                    return _LowMemory(self, n)
             self.screens[n] = s
         return s
+
+    def _import(self, n):
+        import sys
+        name = _screens.LAZY[n]
+        try:
+            return __import__("firmware.screens." + name, None, None, (name,)).SCREEN(self)
+        except MemoryError:
+            sys.modules.pop("firmware.screens." + name, None)    # half imported
+            raise
 
     def _unload(self, n):
         # Let the heap have the screen's code back (MicroPython frees a module no one
@@ -371,7 +437,9 @@ class App:
         self.stats = Stats.from_list(stats) if stats is not None else Stats()
         self.table = self.table_kind(game, self.cpu, self.scheme, self.window_us, conduct,
                                      self.stats, self.want, now_us)
-        self.replay = Recording(game.seed, game.rules, self.record_limit)
+        st = self.ports.storage
+        self.replay = Recording(game.seed, game.rules, self.record_limit,
+                                st if getattr(st, "recording", False) else None)
         self.replay.conduct = conduct
         self.replay_snapshot = snapshot
         self.replay.frame(now_us)        # first record: when the game started
@@ -444,7 +512,7 @@ class App:
                 msg = "SAVED DATA UNREADABLE"
             if msg is None:
                 msg = getattr(st, "message", None)
-        s, saved, why = savegame.unpack(data, self.defaults)
+        s, saved, why = _savegame().unpack(data, self.defaults)
         self.settings = s
         self.saved = saved
         self.note = why or msg or ""
@@ -482,22 +550,32 @@ class App:
         writes stall interrupts, so never during play) or at game over (clears it)."""
         g = self.game
         kept = self._kept
+        pack = _savegame().pack
         if kept is not None:
             # A game the player did not choose to replace stays saved.
-            self._write(savegame.pack(self.settings, kept["game"], kept["cpu"], kept["stats"]))
+            self._write(pack(self.settings, kept["game"], kept["cpu"], kept["stats"]))
         elif g is None or g.phase == "over":
-            self._write(savegame.pack(self.settings))
+            self._write(pack(self.settings))
         elif g.phase == "ready" and not g.piles and not g.said[0] and not g.said[1]:
-            self._write(savegame.pack(self.settings, g, self.cpu, self.stats.to_list()))
+            self._write(pack(self.settings, g, self.cpu, self.stats.to_list()))
         # else: a game set up mid-round (tests, puzzles) is not resumable
+        if self.screen != TITLE:
+            # Saves come once a round: between them its code need not be on the heap
+            # (the title screen's menu uses it too, so it stays while that is shown).
+            _drop_savegame()
+        if self._rec:
+            # The same moment suits the recording: the rounds played so far go to
+            # flash, and the heap keeps only the round to come (R40).
+            self.replay.records.spill()
 
     def save_settings(self):
         """On the title screen: the settings, keeping the resumable game as it was."""
         sv = self.saved
+        pack = _savegame().pack
         if sv is None:
-            self._write(savegame.pack(self.settings))
+            self._write(pack(self.settings))
         else:
-            self._write(savegame.pack(self.settings, sv["game"], sv["cpu"], sv["stats"]))
+            self._write(pack(self.settings, sv["game"], sv["cpu"], sv["stats"]))
 
     def _write(self, d):
         st = self.ports.storage
@@ -587,3 +665,48 @@ class App:
             m = self.settings["mode"]
             return (None, m if m else None)
         return (self.cpu[0], self.cpu[1])
+
+
+def _savegame():
+    from firmware import savegame
+    return savegame
+
+
+def _drop_savegame():
+    import sys
+    import firmware
+    sys.modules.pop("firmware.savegame", None)
+    if hasattr(firmware, "savegame"):
+        delattr(firmware, "savegame")
+
+
+class _LowMemory:
+    """Stands for a screen whose code found no room in the heap: says so, and loads it
+    as soon as it fits (the screen then enters as if just shown)."""
+
+    sel = 0
+    table = None
+
+    def __init__(self, app, n):
+        self.app = app
+        self.n = n
+
+    def enter(self, t):
+        pass
+
+    def press(self, t, p, code):
+        pass
+
+    def tick(self, now):
+        app = self.app
+        s = app._screen(self.n)
+        if isinstance(s, _LowMemory) or app.cur is not self:
+            return False
+        app.cur = s
+        s.enter(now)
+        app.touch()
+        return True
+
+    def draw(self, view, key):
+        half = ("MEMORY", True, "LOW MEMORY: WAIT", "", None, -1)
+        return view.banners(self.n, key, half, half)

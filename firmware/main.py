@@ -97,7 +97,12 @@ def run(start=None, log=True, probe=None):
         start_game(app, start, log)
     wdt = machine.WDT(timeout=WDT_MS)
     try:
-        loop(app, display, buttons, buzzer, wdt, log, probe)
+        while True:
+            try:
+                loop(app, display, buttons, buzzer, wdt, log, probe)
+            except MemoryError:      # out of heap outside app.step (which handles its own)
+                import gc
+                gc.collect()         # the loop starts again; the game is the app's
     except KeyboardInterrupt:
         stop_watchdog(machine)
         buzzer.stop()

@@ -1,21 +1,29 @@
 # Compact storage for a Replay's records (shared_rules.replay): a whole game of button
-# events and frame times has to fit in the device's heap next to the game (DESIGN.md
-# "Replays"). A list of tuples costs ~40 bytes a record and one ever-growing block;
+# events and frame times has to be kept by the device next to the game (DESIGN.md
+# "Replays", R40). A list of tuples costs ~40 bytes a record and one ever-growing block;
 # here a record is a byte stream of about 4 bytes: one head byte, then the time since
 # the previous record as a zigzag varint (ticks_diff, so the 2**30 wrap and a stamp a
 # little older than the previous record both cost little). The stream lives in small
 # fixed chunks, so nothing big has to be found or copied in a fragmented heap.
 #
+# A game is longer than the heap can hold: between rounds the app hands the full
+# chunks to the storage port (spill()), which appends them to a file on flash, and the
+# heap keeps only the round in play. Reading the records back (iteration, format();
+# firmware/records_read.py, loaded only then) reads the spilled chunks from the file
+# first, so every host still gets the whole game.
+#
 # Replay(seed, rules, PackedRecords()) works unchanged: Replay.button()/frame() append
 # tuples, which are packed at once (the tuple is short-lived garbage); iterating gives
 # the tuples back, so Replay.format() and == work. The app records into a Recording
-# (below), which is the same without importing the replay text format. Other record kinds (press, settle)
-# are kept as they are in a side list, in order. When `limit` bytes are used, further
-# records are dropped and counted in `lost` (the app reports it); nothing fails.
+# (below), which is the same without importing the replay text format. Digest records
+# are packed too; other record kinds (press, settle) are kept as they are in a side
+# list, in order. When `limit` bytes are held in the heap, further records are dropped
+# and counted in `lost` (the app reports it); nothing fails.
 #
-# Head byte: bits 0-1 kind (0 frame, 1 button, 2 other); for a button, bit 2 the
-# player, bits 3-5 the button code, bit 6 down, bit 7 "and released at the same
-# stamp" (a CPU seat's tap: two records for the price of one).
+# Head byte: bits 0-1 kind (0 frame, 1 button, 2 other, 3 digest); for a button, bit 2
+# the player, bits 3-5 the button code, bit 6 down, bit 7 "and released at the same
+# stamp" (a CPU seat's tap: two records for the price of one). A digest's time is
+# followed by its round and its value as plain varints.
 
 from shared_rules.arbiter import ticks_diff, ticks_add
 
@@ -25,15 +33,21 @@ CHUNK = const(256)
 _FRAME = const(0)
 _BUTTON = const(1)
 _OTHER = const(2)
+_DIGEST = const(3)
 _TAP = const(0x80)
 
 
 class PackedRecords:
-    def __init__(self, limit=32768):
+    def __init__(self, limit=32768, store=None):
+        """store: where spill() puts full chunks (a storage port with rec_new(),
+        rec_add([chunks]) and rec_read(offset, buf)); None keeps everything in the heap."""
         self.limit = limit
         self.lost = 0
-        self._chunks = []
-        self._n = 0           # bytes used
+        self.store = store
+        self.spill_errors = 0
+        self._chunks = []     # the chunks still in the heap: the first is chunk _gone
+        self._gone = 0        # chunks spilled to the store
+        self._n = 0           # bytes used, spilled ones included
         self._last = 0        # stamp of the previous packed record
         self._other = []
         self._count = 0
@@ -50,27 +64,29 @@ class PackedRecords:
     def _room(self):
         # A new chunk is needed soon: get it now, or stop recording if the heap has
         # no room left (the game matters more than its recording).
-        if self._n % CHUNK <= CHUNK - 8:
+        if self._n % CHUNK <= CHUNK - 16:
             return True
         try:
             self._spare = bytearray(CHUNK)
             self._spare = None
             return True
         except MemoryError:
-            self.limit = self._n
+            self.limit = self._n - self._gone * CHUNK
             return False
 
-    def _time(self, t):
-        d = ticks_diff(t, self._last)
-        self._last = t
-        z = (d << 1) if d >= 0 else ((-d << 1) - 1)     # zigzag: small either side
+    def _uint(self, z):
         while z >= 0x80:
             self._byte((z & 0x7F) | 0x80)
             z >>= 7
         self._byte(z)
 
+    def _time(self, t):
+        d = ticks_diff(t, self._last)
+        self._last = t
+        self._uint((d << 1) if d >= 0 else ((-d << 1) - 1))     # zigzag: small either side
+
     def append(self, rec):
-        if self._n + 8 > self.limit or not self._room():
+        if self._n - self._gone * CHUNK + 16 > self.limit or not self._room():
             self.lost += 1
             return
         kind = rec[0]
@@ -83,75 +99,72 @@ class PackedRecords:
             k = self._head
             if (k >= 0 and not rec[4] and rec[1] == self._head_t and
                     self._at(k) == h | 0x40):
-                self._chunks[k // CHUNK][k % CHUNK] = h | 0x40 | _TAP
+                self._chunks[k // CHUNK - self._gone][k % CHUNK] = h | 0x40 | _TAP
                 self._head = -1
             else:
                 self._head = self._n if rec[4] else -1
                 self._head_t = rec[1]
                 self._byte(h)
                 self._time(rec[1])
+        elif kind == "digest" and 0 <= rec[2] < 0x40000000 and 0 <= rec[3] < 0x40000000:
+            self._head = -1
+            self._byte(_DIGEST)
+            self._time(rec[1])
+            self._uint(rec[2])
+            self._uint(rec[3])
         else:
             self._head = -1
             self._other.append(rec)
             self._byte(_OTHER)
         self._count += 1
 
+    def spill(self):
+        """Hand every full chunk to the store and drop it from the heap. Only between
+        rounds: the store writes flash, and a flash erase stalls the interrupts that
+        stamp presses. -> bytes written. A store that fails is not used again: what it
+        did not take stays in the heap."""
+        st = self.store
+        full = len(self._chunks) - (1 if self._n % CHUNK else 0)
+        if st is None or self.spill_errors or full <= 0:
+            return 0
+        try:
+            if self._gone == 0:
+                st.rec_new()
+            st.rec_add(self._chunks[:full])
+        except Exception:
+            self.spill_errors += 1
+            return 0
+        del self._chunks[:full]
+        self._gone += full
+        self._head = -1       # its byte may be on flash now: a tap is two records
+        return full * CHUNK
+
     def __len__(self):
         return self._count
 
     def _at(self, i):
-        return self._chunks[i // CHUNK][i % CHUNK]
+        return self._chunks[i // CHUNK - self._gone][i % CHUNK]
 
     def __iter__(self):
-        i = 0
-        k = 0
-        t = 0
-        while i < self._n:
-            h = self._at(i)
-            i += 1
-            kind = h & 3
-            if kind == _OTHER:
-                yield self._other[k]
-                k += 1
-                continue
-            z = 0
-            shift = 0
-            while True:
-                b = self._at(i)
-                i += 1
-                z |= (b & 0x7F) << shift
-                shift += 7
-                if b < 0x80:
-                    break
-            d = (z >> 1) if not z & 1 else -((z + 1) >> 1)
-            t = ticks_add(t, d)
-            if kind == _FRAME:
-                yield ("frame", t)
-            else:
-                yield ("button", t, (h >> 2) & 1, (h >> 3) & 7, (h >> 6) & 1)
-                if h & _TAP:
-                    yield ("button", t, (h >> 2) & 1, (h >> 3) & 7, 0)
+        # Reading is for hosts (a replay file, the board's recording over serial): its
+        # code is loaded only then, not kept on the heap during a game.
+        from firmware.records_read import records
+        return records(self)
 
     def __eq__(self, other):
-        try:
-            if len(other) != self._count:
-                return False
-        except TypeError:
-            return False
-        items = other if isinstance(other, list) else list(other)
-        i = 0
-        for rec in self:
-            if tuple(items[i]) != rec:
-                return False
-            i += 1
-        return True
+        from firmware.records_read import same
+        return same(self, other)
 
     def __ne__(self, other):
         return not self.__eq__(other)
 
     def nbytes(self):
-        """Bytes of memory held by the stream."""
+        """Bytes of memory held by the stream (what is on flash is not)."""
         return len(self._chunks) * CHUNK
+
+    def spilled(self):
+        """Bytes of the stream handed to the store."""
+        return self._gone * CHUNK
 
 
 class Recording:
@@ -160,11 +173,11 @@ class Recording:
     the text format, which the device never needs: format() and replay() load it
     when a host asks, so its code is not on the device's heap during a game."""
 
-    def __init__(self, seed, rules, limit=32768):
+    def __init__(self, seed, rules, limit=32768, store=None):
         self.seed = seed
         self.rules = rules
         self.conduct = None
-        self.records = PackedRecords(limit)
+        self.records = PackedRecords(limit, store)
 
     def button(self, t_us, player, button, down):
         self.records.append(("button", t_us, player, button, 1 if down else 0))
@@ -177,10 +190,8 @@ class Recording:
 
     def replay(self):
         """The same recording as a shared_rules.replay.Replay."""
-        from shared_rules.replay import Replay
-        r = Replay(self.seed, self.rules, self.records)
-        r.conduct = self.conduct
-        return r
+        from firmware.records_read import as_replay
+        return as_replay(self)
 
     def format(self):
         return self.replay().format()

@@ -11,7 +11,7 @@ root and the sources are compiled on import instead (the app loads most of its s
 only when they are shown, so from sources it would compile them mid-game, which the
 device never does). Under MicroPython it builds the app with fake ports: the real
 `framebuf` (a FrameDisplay that checks every show against the view's page spans), a
-simulated clock, simulated buttons and JSON storage in memory. Player 0's buttons
+simulated clock, simulated buttons and the device's storage on files. Player 0's buttons
 are pressed by a scripted player (a CPU player's presses fed through the input port,
 with releases, like a person's IRQ-stamped buttons) who first walks the title menu to
 "VS CPU <level>" and START; player 1 is the app's own CPU seat. The game runs to the
@@ -33,6 +33,10 @@ does not fail CI, yet growth of the app's heap does. --record-limit sets the app
 recording limit (the device's 16 KB by default).
 It is a guard, not the device's figure. `make pico-sim` measures the device itself: the deployed firmware
 on the emulated RP2040, which has about 240 KB of heap after boot (docs/FIRMWARE.md).
+
+Storage is the device's own port (firmware/hw/storage.py) on files in build/sim/, so
+the recording goes to a file between rounds as on the board: replay_bytes is what it
+holds in the heap at the end, replay_flash what went to the file.
 """
 
 import sys
@@ -80,6 +84,30 @@ def launch(argv):
     return run_under_micropython(__file__, argv, opts["heap"], path)
 
 
+def SimStorage(path):
+    """The device's storage port on files (a save count for the summary line)."""
+    import os
+    from firmware.hw.storage import FileStorage
+    try:
+        os.mkdir("build")
+    except OSError:
+        pass
+    try:
+        os.mkdir("build/sim")
+    except OSError:
+        pass
+
+    class Counted(FileStorage):
+        saves = 0
+
+        def save(self, d):
+            FileStorage.save(self, d)
+            self.saves += 1
+    st = Counted(path)
+    st.fs.remove(path)                   # every run starts with no saved game
+    return st
+
+
 def simulate(opts, out=print):
     import gc
     import framebuf
@@ -91,7 +119,8 @@ def simulate(opts, out=print):
     inp = fp.ScriptInput(clock)
     disp = fp.FrameDisplay(framebuf, check=True)
     snd = fp.LogSound(keep=False)
-    storage = fp.MemoryStorage()
+    storage = SimStorage("build/sim/seed%d-%d%s%s.json" % (
+        seed, opts["level"], "p" if opts["points"] else "", "f" if opts["flip"] else ""))
     kw = {}
     if opts["record_limit"] is not None:
         kw["record_limit"] = opts["record_limit"]
@@ -126,10 +155,12 @@ def simulate(opts, out=print):
         st.plays[0], st.plays[1], st.races[0], st.races[1], st.mean_gap_ms(0),
         st.mean_gap_ms(1), g.scores[0], g.scores[1]))
     out("sim: shows=%d pages=%d bytes=%d busy_frames=%d sounds=%d saves=%d "
-        "replay_records=%d replay_bytes=%d replay_lost=%d span_errors=%d dropped=%d" % (
+        "replay_records=%d replay_bytes=%d replay_flash=%d replay_lost=%d span_errors=%d "
+        "dropped=%d" % (
             app.shows, app.pages_sent, app.bytes_sent, app.busy_frames, snd.count,
             storage.saves, len(app.replay.records), app.replay.records.nbytes(),
-            app.replay.records.lost, disp.span_errors, app.dropped))
+            app.replay.records.spilled(), app.replay.records.lost, disp.span_errors,
+            app.dropped))
     if app.screen != OVER_SCREEN:
         raise SystemExit("no game over after %d frames" % frames)
     if disp.span_errors:

@@ -9,6 +9,10 @@
 # the old file is removed first and a load then finds the complete .tmp). A file that
 # is missing, cut short, or fails its checksum is never trusted: load() returns None
 # (the app then uses defaults) and `message` says why. Nothing here raises on bad data.
+#
+# Beside it, the current game's recording (firmware/records.py): a second file of raw
+# chunks the app appends between rounds (R40: a whole game is kept, however long, and
+# the heap holds only the round in play) and reads back when a host asks for the game.
 
 import json
 
@@ -94,6 +98,21 @@ class Flash:
         if sync is not None:
             sync()
 
+    def append(self, name, chunks):
+        """Add the chunks (bytes-like) at the end of the file, in one opening."""
+        with open(name, "ab") as f:
+            for c in chunks:
+                f.write(c)
+        sync = getattr(os, "sync", None)
+        if sync is not None:
+            sync()
+
+    def read_into(self, name, offset, buf):
+        """Fill buf from the file's bytes at offset; -> how many were read."""
+        with open(name, "rb") as f:
+            f.seek(offset)
+            return f.readinto(buf)
+
     def rename(self, a, b):
         os.rename(a, b)
 
@@ -108,8 +127,12 @@ class FileStorage:
     def __init__(self, path="spit.json", fs=None):
         self.path = path
         self.tmp = path + ".tmp"
+        self.rec_path = (path[:-5] if path.endswith(".json") else path) + ".rec"
         self.fs = fs if fs is not None else Flash()
         self.message = None
+        # Recordings go to flash only where files can be appended to (not the
+        # browser's localStorage, whose hosts keep whole games in memory anyway).
+        self.recording = hasattr(self.fs, "append") and hasattr(self.fs, "read_into")
 
     def load(self):
         fs = self.fs
@@ -145,3 +168,18 @@ class FileStorage:
         except OSError:
             fs.remove(self.path)            # FAT: rename does not replace
             fs.rename(self.tmp, self.path)
+
+    # ---- the game's recording (firmware/records.py PackedRecords.spill) -------------
+    def rec_new(self):
+        """Start an empty recording (the last game's is replaced)."""
+        self.fs.remove(self.rec_path)
+        self.fs.append(self.rec_path, ())
+
+    def rec_add(self, chunks):
+        self.fs.append(self.rec_path, chunks)
+
+    def rec_read(self, offset, buf):
+        """The recording's bytes at offset into buf; OSError if they are not all there."""
+        n = self.fs.read_into(self.rec_path, offset, buf)
+        if n != len(buf):
+            raise OSError(5)        # EIO: the file lost what was written to it
