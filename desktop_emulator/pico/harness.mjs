@@ -196,9 +196,12 @@ function sendSerial(size) {
 
 // rp2040js keeps the UART's TX interrupt raised for good (it re-raises it whenever it
 // checks), so once MicroPython enables it the core never leaves the handler. On the chip
-// it is raised when the TX FIFO drains to its trigger level, and cleared by UARTICR or a
-// write: here bytes leave the FIFO at once (the line's timing is the link's, link.mjs),
-// so every write drains it and raises the interrupt once.
+// it is raised when the TX FIFO has drained to its trigger level, and cleared by UARTICR.
+// Here the FIFO never fills (rp2040js never reports TXFF: MicroPython moves a whole write
+// into it at once) and the interrupt comes when the bytes written so far have had their
+// time on the line (10 bits each at the UART's baud rate, as link.mjs sends them).
+// Raising it sooner interrupts MicroPython's FIFO fill while it holds the UART's write
+// mutex, and its handler then waits on the mutex (seen: 1-2 bytes per ms).
 const UARTDR = 0x0, UART_TXINTR = 1 << 5;
 
 function attachUARTs() {
@@ -206,10 +209,21 @@ function attachUARTs() {
     u.checkInterrupts = function checkInterrupts() {
       this.rp2040.setInterrupt(this.irq, !!(this.interruptStatus & this.interruptMask));
     };
+    let drainedAt = 0;
+    let generation = 0;
+    const raise = (g) => {
+      if (g !== generation) return;              // more was written since: later
+      u.interruptStatus |= UART_TXINTR;
+      u.checkInterrupts();
+    };
     const write = u.writeUint32.bind(u);
     u.writeUint32 = (offset, value) => {
       write(offset, value);
-      if (offset === UARTDR) { u.interruptStatus |= UART_TXINTR; u.checkInterrupts(); }
+      if (offset === UARTDR) {
+        const baud = u.baudDivider ? u.rp2040.clkPeri / (u.baudDivider * 16) : 115200;
+        drainedAt = Math.max(drainedAt, now()) + 10e9 / baud;
+        at(drainedAt, raise, ++generation);
+      }
     };
   }
 }

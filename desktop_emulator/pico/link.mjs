@@ -35,6 +35,9 @@ import { createInterface } from 'node:readline';
 
 const chips = [await import('./harness.mjs?chip=0'), await import('./harness.mjs?chip=1')];
 
+// While neither UART is on, nothing can cross the cable: longer slices cost less. Once
+// one is, a slice is at most one bit (and at most sliceNs).
+const IDLE_SLICE_NS = 10000;
 const DEFAULT_SLICE_NS = 1000;
 const TX_START_BITS = 1;
 const STOP_SAMPLE_BITS = 9.5;      // the receiver has the byte mid-stop-bit
@@ -170,10 +173,10 @@ function run(args) {
   let reason = 'time';
   let n = 0;
   while (trueNs < target) {
-    let slice = sliceNs;
+    let slice = IDLE_SLICE_NS;
     for (let i = 0; i < 2; i++) {
       const b = baudTrue(i);
-      if (b && 1e9 / b < slice) slice = 1e9 / b;
+      if (b) slice = Math.min(slice, sliceNs, 1e9 / b);
     }
     const t = Math.min(trueNs + slice, target);
     for (let i = 0; i < 2; i++) {
