@@ -43,9 +43,11 @@ def device_files(workdir, firmware):
     return {k: v for k, v in files.items() if k != "main.py"}
 
 
-def linked_pair(firmware, workdir, timer_starts=TIMER_STARTS):
-    """Two booted Picos with the probe on board, each at its raw REPL."""
-    files = device_files(workdir, firmware)
+def linked_pair(firmware, workdir, timer_starts=TIMER_STARTS, files=None):
+    """Two booted Picos with the probe on board, each at its raw REPL. files: the
+    device build without main.py (default: built here)."""
+    if files is None:
+        files = device_files(workdir, firmware)
     probe = {"link_probe.py": PROBE.read_bytes()}
     pair = LinkedPicos(firmware, files=(files, files), extra=(probe, probe),
                        buttons=(BUTTON,), timer_start_us=timer_starts)
@@ -249,13 +251,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     import tempfile
     firmware = find_firmware(args.firmware) if args.firmware else find_firmware()
-    dur = 400 if args.quick else 2000
+    dur = 400 if args.quick else 1000
     res = {"sync": []}
     with tempfile.TemporaryDirectory(prefix="spit-link-") as tmp:
         for ppm in ((0, 0), (0, 200), (0, -200)):
             res["sync"].append(sync_case(firmware, tmp, ppm, dur, 20))
         gaps = [0, 5, 10, 20, 50] if args.quick else [0, 2, 5, 10, 20, 50, 100]
-        res["races"] = race_case(firmware, tmp, gaps, 2 if args.quick else 6)
+        res["races"] = race_case(firmware, tmp, gaps, 2 if args.quick else 4)
         if not args.quick:
             res["recover"] = recover_case(firmware, tmp)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
