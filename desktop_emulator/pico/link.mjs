@@ -100,22 +100,28 @@ function drive(i, pin, level, t) {
 }
 
 function onByte(from, value) {
-  const to = faults.loopback[from] ? from : 1 - from;
   const h = chips[from];
   const baud = baudTrue(from);
   counters.sent[from]++;
   if (!baud) return;
-  const bit = 1e9 / baud;
   const wrote = trueOf(from, h.now());
+  transmit(from, faults.loopback[from] ? from : 1 - from, value, wrote, 1e9 / baud, true);
+}
+
+// One byte on the wire from `from`'s side to `to`'s RX, written at true time `wrote`,
+// `bit` true ns a bit; ownPad: the sender's TX pin shows it too (false for bytes the host
+// injects, which no chip sent).
+function transmit(from, to, value, wrote, bit, ownPad) {
   const start = Math.max(wrote + TX_START_BITS * bit, link[from].lineFree);
   link[from].lineFree = start + BITS * bit;
   const frame = (0x200 | (value << 1)) >>> 0;     // stop(1) data(8, LSB first) start(0)
-  // The sender's own pad always shows what it drives.
   let prev = 1;
-  for (let k = 0; k < BITS; k++) {
-    const lv = (frame >> k) & 1;
-    if (lv !== prev) drive(from, link[from].txPin, lv, start + k * bit);
-    prev = lv;
+  if (ownPad) {
+    for (let k = 0; k < BITS; k++) {
+      const lv = (frame >> k) & 1;
+      if (lv !== prev) drive(from, link[from].txPin, lv, start + k * bit);
+      prev = lv;
+    }
   }
   if (cutDuring(start, start + BITS * bit)) { counters.cut[from]++; return; }
   if (faults.drop && random() < faults.drop) { counters.dropped[from]++; return; }
@@ -211,6 +217,16 @@ function linkConfigure(args) {
 const linkCommands = {
   link_configure: linkConfigure,
   run,
+  // Bytes (hex) onto chip `to`'s RX as if its peer had sent them, from now at `baud`
+  // (default: the receiver's own rate): garbage, floods, frames from another version.
+  inject(args) {
+    const to = args.to;
+    if (to !== 0 && to !== 1) throw new Error('inject: to must be 0 or 1');
+    const baud = args.baud || baudTrue(to) || 115200;
+    const bytes = Buffer.from(args.hex || '', 'hex');
+    for (const b of bytes) transmit(1 - to, to, b, trueNs, 1e9 / baud, false);
+    return { injected: bytes.length };
+  },
   // Each chip's own time at a true time (default now), and the true time now.
   clocks(args) {
     const t = args.at === undefined ? trueNs : args.at;

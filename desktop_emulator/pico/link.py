@@ -179,6 +179,15 @@ class LinkedPicos:
                 self._rates[i] = 1 + ppm[i] / 1e6
         self.request("link_configure", **args)
 
+    def inject(self, to, data, baud=None):
+        """Put bytes on chip `to`'s RX line as if its peer had sent them (from now, at
+        `baud`, default the receiver's own rate): garbage, floods, foreign frames. They
+        go through the faults like any byte."""
+        args = {"to": to, "hex": bytes(data).hex()}
+        if baud:
+            args["baud"] = baud
+        return self.request("inject", **args)["injected"]
+
     def cut_for(self, ms, start_ns=None):
         """Pull the cable for `ms` of true time from start_ns (default now)."""
         t0 = self.t_ns if start_ns is None else start_ns

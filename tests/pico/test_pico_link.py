@@ -171,6 +171,19 @@ print(json.dumps({'got': bytes(buf[:n]).decode()}))
     assert r["got"] == "self-test"
 
 
+def test_injected_bytes_reach_a_chip_as_if_its_peer_sent_them(pair):
+    pair.faults(drop=0, flip=0, cut=None)
+    pair.chips[1].exec_start(RECEIVE % 40)
+    pair.run_for(15_000)                      # its UART is set up by now
+    assert pair.inject(1, b"\x00garbage\xff") == 9
+    out = pair.wait_lines([None, b"\x04"], guest_ms=2000)[1]
+    c = pair.chips[1]
+    c.read_until(b"\x04", guest_ms=1000, wall_s=60)
+    c.read_until(b">", guest_ms=1000, wall_s=60)
+    got = json.loads(out[:-1].decode().strip().splitlines()[-1])["got"]
+    assert bytes(got) == b"\x00garbage\xff"
+
+
 def test_bad_requests_get_one_line_errors(pair):
     with pytest.raises(DeviceError, match="unknown command"):
         pair.request("no_such_thing")
