@@ -24,12 +24,26 @@ RX_BUF = const(2048)  # 20 ms of a saturated line at 1 Mbaud: a frame's worth of
 class UartLink:
     """The link port on UART0. write(buf) queues a whole frame or drops it whole (never
     blocks, never splits); readinto(buf) -> bytes copied, 0 when none. `dropped_tx`
-    counts frames the TX buffer had no room for (the protocol resends)."""
+    counts frames the TX buffer had no room for (the protocol resends).
+
+    stamp_edges=True also starts a LinkEdges (before the UART, as it must be): then
+    `edges.frame_starts(out)` gives the start-bit stamps of the frames on both lines
+    (`edges` is None without it, or when no PIO state machines are free: `edges_why`)."""
 
     def __init__(self, machine, uart_id=board.LINK_UART, tx=board.LINK_TX,
-                 rx=board.LINK_RX, baud=LINK_BAUD, ticks_us=None, ticks_diff=None):
+                 rx=board.LINK_RX, baud=LINK_BAUD, ticks_us=None, ticks_diff=None,
+                 stamp_edges=False):
         if baud < 1200 or baud > 3_000_000:
             raise ValueError("baud out of range: %d" % baud)
+        self.edges = None
+        self.edges_why = ""
+        if stamp_edges:
+            try:
+                self.edges = LinkEdges(machine, tx=tx, rx=rx)
+            except ImportError:
+                self.edges_why = "no PIO on this board (no rp2 module)"
+            except (OSError, ValueError) as e:
+                self.edges_why = str(e)
         if ticks_us is None:
             from firmware.hw.capture import ticks_us, ticks_diff
         self._ticks = ticks_us
@@ -45,6 +59,9 @@ class UartLink:
             self.uid = bytes(machine.unique_id())
         except (AttributeError, OSError):
             self.uid = b""
+        self._irq_off = machine.disable_irq
+        self._irq_on = machine.enable_irq
+        self.wrote_at = 0       # ticks_us() just before the last frame went into the FIFO
         self.dropped_tx = 0
         self.bytes_tx = 0
         self.bytes_rx = 0
@@ -63,10 +80,19 @@ class UartLink:
         if n > TX_BUF or (backlog // self.byte_us) + n > TX_BUF:
             self.dropped_tx += 1
             return 0
-        now = self._ticks()
+        # Interrupts off while MicroPython moves the frame into the UART: an interrupt
+        # between two bytes (the start-bit watcher's own, as the frame's first bit goes
+        # out) could leave the line idle in the middle of a frame, and the peer would see
+        # two frames. The FIFO holds 32 bytes, so this takes microseconds.
+        s = self._irq_off()
+        try:
+            now = self._ticks()
+            self.wrote_at = now
+            self._uart.write(buf)
+        finally:
+            self._irq_on(s)
         start = self._busy_until if backlog > 0 else now
         self._busy_until = (start + n * self.byte_us) & 0x3FFFFFFF
-        self._uart.write(buf)
         self.bytes_tx += n
         return n
 
@@ -84,6 +110,8 @@ class UartLink:
 
     def deinit(self):
         self._uart.deinit()
+        if self.edges is not None:
+            self.edges.stop()
 
 
 _PIO_BASE = (0x50200000, 0x50300000)  # PIO0, PIO1 (RP2040 and RP2350)

@@ -16,6 +16,7 @@ class FakeUart:
         self.read_calls = []
 
     def write(self, buf):
+        assert self.machine.irq_off == 1, "a frame goes into the UART with interrupts off"
         self.sent += buf
         return len(buf)
 
@@ -45,11 +46,21 @@ class FakeMachine:
 
     def __init__(self):
         self.uarts = []
+        self.irq_off = 0
 
     def UART(self, uart_id, **kw):
         u = FakeUart(uart_id, **kw)
+        u.machine = self
         self.uarts.append(u)
         return u
+
+    def disable_irq(self):
+        self.irq_off += 1
+        return 7
+
+    def enable_irq(self, state):
+        assert state == 7
+        self.irq_off -= 1
 
     def unique_id(self):
         return b"\x01\x02\x03\x04\x05\x06\x07\x08"
@@ -110,6 +121,7 @@ def test_write_queues_whole_frames_and_drops_a_frame_whole_when_the_buffer_is_fu
     assert link.backlog_us() == 8000
     c.t += 100000
     assert link.backlog_us() == 0
+    assert link._irq_off.__self__.irq_off == 0          # and back on after each
     assert link.write(b"w" * TX_BUF) == TX_BUF
     assert link.write(b"v" * (TX_BUF + 1)) == 0          # never fits
     assert link.dropped_tx == 2
@@ -130,3 +142,12 @@ def test_a_baud_rate_out_of_range_is_refused_in_one_line(baud):
     with pytest.raises(ValueError) as e:
         make(baud)
     assert str(e.value) == "baud out of range: %d" % baud
+
+
+def test_without_a_pio_the_edge_stamps_are_off_and_say_why():
+    m = FakeMachine()
+    c = Clock()
+    link = UartLink(m, ticks_us=c.ticks_us, ticks_diff=c.ticks_diff, stamp_edges=True)
+    assert link.edges is None
+    assert link.edges_why == "no PIO on this board (no rp2 module)"
+    assert link.write(b"still works") == 11

@@ -156,19 +156,24 @@ def test_a_peer_at_another_baud_rate_reads_garbage_not_the_bytes(pair):
     assert got["got"] != list(b"hello")
 
 
-def test_loopback_plug_sends_a_board_its_own_bytes(pair):
+def test_loopback_plug_sends_a_board_its_own_bytes_and_stamps_both_ends_alike(pair):
     pair.faults(loopback=(True, False))
-    echo = UART + """\
+    echo = UART.replace("UartLink(machine)", "UartLink(machine, stamp_edges=True)") + """\
 time.sleep_ms(5)
 link.write(b'self-test')
 time.sleep_ms(5)
 n = link.readinto(buf)
+starts = link.edges.frame_starts()
 link.deinit()
-print(json.dumps({'got': bytes(buf[:n]).decode()}))
+print(json.dumps({'got': bytes(buf[:n]).decode(), 'starts': starts}))
 """
     r, _ = both(pair, [echo, None])
     pair.faults(loopback=(False, False))
     assert r["got"] == "self-test"
+    # one frame: its start bit leaves on TX and arrives on RX at the same instant
+    assert sorted(name for _t, name in r["starts"]) == ["RX", "TX"]
+    (t0, _), (t1, _) = r["starts"]
+    assert abs(t0 - t1) <= 1
 
 
 def test_injected_bytes_reach_a_chip_as_if_its_peer_sent_them(pair):
