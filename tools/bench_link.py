@@ -126,8 +126,8 @@ def fit_predictions(ex, window=8):
     return errs
 
 
-def sync_case(firmware, workdir, ppm, duration_ms, period_ms):
-    with linked_pair(firmware, workdir) as pair:
+def sync_case(firmware, workdir, files, ppm, duration_ms, period_ms):
+    with linked_pair(firmware, workdir, files=files) as pair:
         pair.faults(ppm=ppm)
         w0 = time.monotonic()
         lines = run_probe(pair, duration_ms, period_ms)[0]
@@ -150,57 +150,65 @@ def sync_case(firmware, workdir, ppm, duration_ms, period_ms):
         }
 
 
-def race_case(firmware, workdir, gaps_us, per_gap, ppm=(0, 200)):
+def race_case(firmware, workdir, files, gaps_us, per_gap, ppm=(0, 200)):
     """Presses on GP2 of both chips g µs apart (alternately chip 0 first and chip 1
-    first), decided by the asker from its clock estimate."""
+    first), decided by the asker from its clock estimate. Each verdict is matched to its
+    race by the true time of chip 0's press (a race the probe did not decide is counted
+    as missing, never shifts the others)."""
     spacing_ms = 60
     warm_ms = 400                    # exchanges enough for a drift fit first
     plan = []
     for g in gaps_us:
         for k in range(per_gap):
-            plan.append((g, k % 2))
+            plan.append([g, k % 2, None])
     duration = warm_ms + spacing_ms * len(plan) + 200
 
     def press_all(pair):
         t = pair.t_ns + warm_ms * MS
-        for g, first in plan:
-            t0 = t
-            t1 = t + g * US
-            times = (t0, t1) if first == 0 else (t1, t0)
+        for race in plan:
+            g, first = race[0], race[1]
+            times = (t, t + g * US) if first == 0 else (t + g * US, t)
+            race[2] = times[0]
             for i in range(2):
                 c = pair.chips[i]
                 at = pair.local_ns(i, times[i])
                 c.schedule([(at, BUTTON, 0), (at + 20 * MS, BUTTON, 1)])
             t += spacing_ms * MS
 
-    with linked_pair(firmware, workdir) as pair:
+    with linked_pair(firmware, workdir, files=files) as pair:
         pair.faults(ppm=ppm)
         lines = run_probe(pair, duration, 20, during=press_all)[0]
-    verdicts = [ln.split() for ln in lines if ln.startswith("P ")]
-    rows = []
+        a = pair.chips[0]
+        verdicts = []
+        for ln in lines:
+            f = ln.split()
+            if f and f[0] == "P":
+                t_true = pair.true_ns(0, a.guest_ns(int(f[1])))
+                race = min(plan, key=lambda r: abs(r[2] - t_true))
+                if abs(race[2] - t_true) < 5 * MS:
+                    verdicts.append((race, f[5], int(f[4]) / 2))
+    rows = {g: {"gap_us": g, "n": 0, "earlier_won": 0, "ties": 0, "misordered": 0}
+            for g in gaps_us}
     misordered_over = 0
-    for g in gaps_us:
-        rows.append({"gap_us": g, "n": 0, "earlier_won": 0, "ties": 0, "misordered": 0})
-    for (g, first), v in zip(plan, verdicts):
-        row = rows[gaps_us.index(g)]
+    for (g, first, _t), verdict, _bound in verdicts:
+        row = rows[g]
         row["n"] += 1
-        verdict = v[5]
         if verdict == "T":
             row["ties"] += 1
-        elif (verdict == "0") == (first == 0) or g == 0:
-            row["earlier_won"] += 1
+        elif g == 0 or (verdict == "0") == (first == 0):
+            row["earlier_won"] += 1          # at gap 0 no press was earlier: any winner is right
         else:
             row["misordered"] += 1
             misordered_over = max(misordered_over, g)
-    return {"ppm": list(ppm), "races": rows, "decided": len(verdicts), "planned": len(plan),
-            "misordered_over_us": misordered_over,
-            "bound_us": sorted(int(v[4]) / 2 for v in verdicts)[-1] if verdicts else None}
+    return {"ppm": list(ppm), "races": [rows[g] for g in gaps_us], "decided": len(verdicts),
+            "planned": len(plan), "misordered_over_us": misordered_over,
+            "bound_us": max(b for _r, _v, b in verdicts) if verdicts else None}
 
 
-def recover_case(firmware, workdir, cut_ms=2000):
+def recover_case(firmware, workdir, files, cut_ms=2000):
     """A 2 s cable cut in the middle: time from the plug going back in to the next
     completed exchange."""
-    with linked_pair(firmware, workdir) as pair:
+    with linked_pair(firmware, workdir, files=files) as pair:
         start = {}
 
         def cut(pair):
@@ -243,6 +251,10 @@ def table(res):
     return "\n".join(rows)
 
 
+def note(text):
+    print(text, file=sys.stderr, flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="shorter runs (a smoke test)")
@@ -254,12 +266,16 @@ def main(argv=None):
     dur = 400 if args.quick else 1000
     res = {"sync": []}
     with tempfile.TemporaryDirectory(prefix="spit-link-") as tmp:
+        files = device_files(tmp, firmware)
         for ppm in ((0, 0), (0, 200), (0, -200)):
-            res["sync"].append(sync_case(firmware, tmp, ppm, dur, 20))
+            res["sync"].append(sync_case(firmware, tmp, files, ppm, dur, 20))
+            note("sync ppm %s: %s" % (ppm[1], res["sync"][-1]["sync_error_us"]))
         gaps = [0, 5, 10, 20, 50] if args.quick else [0, 2, 5, 10, 20, 50, 100]
-        res["races"] = race_case(firmware, tmp, gaps, 2 if args.quick else 4)
+        res["races"] = race_case(firmware, tmp, files, gaps, 2 if args.quick else 4)
+        note("races: %s" % res["races"]["races"])
         if not args.quick:
-            res["recover"] = recover_case(firmware, tmp)
+            res["recover"] = recover_case(firmware, tmp, files)
+            note("recover: %s" % res["recover"])
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
     print(table(res))

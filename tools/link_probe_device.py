@@ -34,20 +34,25 @@ FIT_N = 16
 
 
 def _fit(samples):
-    # Least squares of offset (half µs) on the asker's time: -> (mid, off2, slope).
+    # Least squares of offset (half µs) on the asker's time -> (m0, base, icpt, slope):
+    # offset at time t ~ base + icpt + slope * ticks_diff(t, m0). The sums are ints
+    # (exact) and the floats stay small: MicroPython's rp2 floats are 32-bit, which
+    # cannot hold an offset of 6e8 half-µs to the µs.
     n = len(samples)
     m0 = samples[-1][0]
-    sx = sy = sxx = sxy = 0.0
+    base = samples[-1][1]
+    sx = sy = sxx = sxy = 0
     for m, o in samples:
         x = ticks_diff(m, m0)
+        y = o - base
         sx += x
-        sy += o
+        sy += y
         sxx += x * x
-        sxy += x * o
+        sxy += x * y
     d = n * sxx - sx * sx
     slope = (n * sxy - sx * sy) / d if n > 1 and d else 0.0
     icpt = (sy - slope * sx) / n
-    return m0, icpt, slope
+    return m0, base, icpt, slope
 
 
 def run(role, duration_ms=1000, period_ms=20):
@@ -165,9 +170,9 @@ def run(role, duration_ms=1000, period_ms=20):
             while my_press and peer_press and samples:
                 a = my_press.pop(0)
                 p = peer_press.pop(0)
-                m0, icpt, slope = _fit(samples)
-                off2 = icpt + slope * ticks_diff(a, m0)
-                p2 = 2 * ticks_diff(p, a) - off2          # peer's stamp on our clock, minus ours
+                m0, base, icpt, slope = _fit(samples)
+                # the peer's stamp on our clock, minus ours (half µs)
+                p2 = (2 * ticks_diff(p, a) - base) - (icpt + slope * ticks_diff(a, m0))
                 verdict = "T" if abs(p2) <= bound2 else ("0" if p2 > 0 else "1")
                 print("P", a, p, int(p2), bound2, verdict)
         else:
