@@ -111,8 +111,9 @@ def test_r43_edge_stamps_give_the_true_clock_offset_with_and_without_drift(pair)
         ex = bench_link.exchanges(pair, lines)
         assert len(ex) >= 3, lines
         for e in ex:
-            # whole-µs stamps on both sides: within 1 µs of the truth
-            assert abs(e["est_hw"] - e["truth"]) <= 1.0, (ppm, e)
+            # four whole-µs stamps (each up to 1 µs below the instant) and the interrupt's
+            # jitter: within the 2 µs bound the probe states (R43's uncertainty)
+            assert abs(e["est_hw"] - e["truth"]) <= 2.0, (ppm, e)
             assert e["rtt_hw"] <= 2
     pair.faults(ppm=(0, 0))
 
