@@ -14,8 +14,8 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
 # Every target that names no file; `make help` lists each with the text after its `##`.
 .PHONY: help setup setup-play test test-fast golden bench bench-emulator bench-firmware \
-	bench-pico bench-web simulate mutate clean play demo wiring firmware-sim deploy repl \
-	device-test pico-setup play-pico pico-sim web web-serve web-test chromium check-variant \
+	bench-pico bench-link bench-web simulate mutate clean play demo wiring firmware-sim deploy \
+	repl device-test pico-setup play-pico pico-sim web web-serve web-test chromium check-variant \
 	lab-csv lab-plot
 
 .DEFAULT_GOAL := help
@@ -181,6 +181,10 @@ pico-sim: $(STAMP) pico-setup ## one whole game on the emulated Pico (minutes)
 # Races, latencies, frame times, heap and flash timings measured on the emulated chip.
 bench-pico: $(STAMP) pico-setup ## timings on the emulated chip (build/pico-bench.json)
 	$(PY) tools/bench_pico.py $(PICO_ARGS) $(ARGS)
+
+# Two emulated Picos on the link cable: clock-sync error, cross-device races, recovery.
+bench-link: $(STAMP) pico-setup ## the link cable on two emulated Picos (build/link-bench.json)
+	$(PY) tools/bench_link.py $(PICO_ARGS) $(ARGS)
 
 # ---- the browser build (docs/WEB.md) ------------------------------------------------
 # The pinned MicroPython WebAssembly interpreter lives in web/node_modules (npm ci,

@@ -115,6 +115,13 @@ def i2c_role(gpio):
     return (gpio >> 1) & 1, ("SDA" if gpio % 2 == 0 else "SCL")
 
 
+def uart_role(gpio):
+    """RP2040/RP2350 UART function of a GPIO: (block, 'TX' | 'RX' | 'CTS' | 'RTS'). GP0-3
+    are UART0, GP4-11 UART1, GP12-19 UART0, GP20-27 UART1, GP28-29 UART0; within each
+    group of four: TX, RX, CTS, RTS."""
+    return ((gpio + 4) >> 3) & 1, ("TX", "RX", "CTS", "RTS")[gpio % 4]
+
+
 def pwm_channel(gpio):
     """RP2040 PWM slice and channel of a GPIO (GPIO 0-29; the same on the RP2350A)."""
     return (gpio >> 1) & 7, ("A" if gpio % 2 == 0 else "B")
@@ -141,11 +148,26 @@ def validate(board):
             board.I2C_SCL, board.I2C_ID, i2c_role(board.I2C_SCL)[1], i2c_role(board.I2C_SCL)[0]))
     if board.OLED_ADDR not in (0x3C, 0x3D):
         errors.append("OLED_ADDR 0x%02X: an SSD1306 answers at 0x3C or 0x3D" % board.OLED_ADDR)
+    link = getattr(board, "LINK_TX", None) is not None
+    if link:
+        on_header(board.LINK_TX, "LINK_TX")
+        on_header(board.LINK_RX, "LINK_RX")
+        for gpio, role in ((board.LINK_TX, "TX"), (board.LINK_RX, "RX")):
+            if uart_role(gpio) != (board.LINK_UART, role):
+                errors.append("GP%d cannot be %s of UART%s (it is %s of UART%d)" % (
+                    gpio, role, board.LINK_UART, uart_role(gpio)[1], uart_role(gpio)[0]))
+        if len({board.I2C_SDA, board.I2C_SCL, board.BUZZER, board.LINK_TX,
+                board.LINK_RX}) != 5:
+            errors.append("LINK_TX and LINK_RX must differ from each other and from I2C_SDA, "
+                          "I2C_SCL and BUZZER")
     if len({board.I2C_SDA, board.I2C_SCL, board.BUZZER}) != 3:
         errors.append("I2C_SDA, I2C_SCL and BUZZER must be three different pins")
     for scheme in ("BUTTONS", "BUTTONS_SIX"):
         buttons = getattr(board, scheme, ())
         users = {board.I2C_SDA: "I2C_SDA", board.I2C_SCL: "I2C_SCL", board.BUZZER: "BUZZER"}
+        if link:
+            users[board.LINK_TX] = "LINK_TX"
+            users[board.LINK_RX] = "LINK_RX"
         seen = set()
         for gpio, player, name in buttons:
             what = "%s player %s button %s" % (scheme, player, name)
@@ -173,7 +195,7 @@ def validate(board):
 COLOURS = {
     "red": "#d62728", "black": "#222222", "blue": "#1f5fd6", "yellow": "#d9a400",
     "green": "#2ca02c", "purple": "#8e44ad", "orange": "#f07f0e", "brown": "#8c564b",
-    "grey": "#7f7f7f", "white": "#bbbbbb",
+    "grey": "#7f7f7f", "white": "#bbbbbb", "pink": "#e377c2", "cyan": "#139fb0",
 }
 BUTTON_COLOURS = {(0, "A"): "green", (0, "B"): "purple", (1, "A"): "orange", (1, "B"): "brown"}
 
@@ -248,6 +270,19 @@ def connections(board):
                       ("buzzer", "+")))
     wires.append(Wire("Piezo buzzer (passive)", "-", nearest_gnd(buz), "black",
                       "ground", ("buzzer", "-")))
+    if getattr(board, "LINK_TX", None) is not None:
+        cable = "Link cable (optional)"
+        tx, rx = GPIO_TO_PIN[board.LINK_TX], GPIO_TO_PIN[board.LINK_RX]
+        wires.append(Wire(cable, "TX", tx, "pink",
+                          "UART%d TX, %d baud: to the OTHER handheld's GP%d (its RX); crossed"
+                          % (board.LINK_UART, board.LINK_BAUD, board.LINK_RX), ("link", "TX")))
+        wires.append(Wire(cable, "RX", rx, "cyan",
+                          "UART%d RX: from the other handheld's GP%d (its TX); internal "
+                          "pull-up, so an unplugged cable reads idle" % (
+                              board.LINK_UART, board.LINK_TX), ("link", "RX")))
+        wires.append(Wire(cable, "GND", nearest_gnd(tx, rx), "black",
+                          "to the other handheld's ground: the signals need a common "
+                          "ground", ("link", "GND")))
     return wires
 
 
@@ -328,7 +363,37 @@ def render_md(board, wires, source):
           ", ".join("P%d %s = GP%d" % (p, n, g) for g, p, n in board.BUTTONS), mask))
     a("| `DEBOUNCE_US` | %d us | the first edge is the touch; bounce after it is "
       "ignored for this long |" % board.DEBOUNCE_US)
+    if getattr(board, "LINK_TX", None) is not None:
+        a("| `LINK_UART`, `LINK_TX`, `LINK_RX` | UART%d, GP%d (pin %d), GP%d (pin %d) | "
+          "TX and RX of UART%d on the RP2040 and RP2350; optional: only for link play |" % (
+              board.LINK_UART, board.LINK_TX, GPIO_TO_PIN[board.LINK_TX], board.LINK_RX,
+              GPIO_TO_PIN[board.LINK_RX], board.LINK_UART))
+        a("| `LINK_BAUD` | %d | exact at both chips' clocks; 10 us a byte (firmware/boards/"
+          "pico.py says why) |" % board.LINK_BAUD)
     a("")
+    if getattr(board, "LINK_TX", None) is not None:
+        a("## The link cable (optional)")
+        a("")
+        a("Two handhelds play one game over three wires (RULES.md R43), **crossed**: this "
+          "board's TX (GP%d, pin %d) to the other board's RX (GP%d, pin %d), its RX to the "
+          "other's TX, and ground to ground. Both boards are wired the same way, so the "
+          "cable is the same seen from either end." % (
+              board.LINK_TX, GPIO_TO_PIN[board.LINK_TX], board.LINK_RX,
+              GPIO_TO_PIN[board.LINK_RX]))
+        a("")
+        a("- Three female-female jumper wires up to about 1 m, or a 3.5 mm TRRS lead "
+          "with a socket on each handheld: tip = TX, ring 1 = RX, sleeve = GND (ring 2 "
+          "unused). A TRRS lead is straight through, so cross TX and RX inside ONE of "
+          "the two sockets' wiring, or use a crossed lead; BUILD_GUIDE.md says how to "
+          "check.")
+        a("- A 220 ohm resistor in series with each TX (at the board) is cheap insurance: "
+          "a cable wired TX to TX then shorts two outputs through 440 ohm, not directly.")
+        a("- Cable self-test (loopback): one wire from GP%d (pin %d) to GP%d (pin %d) "
+          "on ONE board sends the board its own bytes; the link screen's self-test "
+          "checks that what it sends comes back." % (
+              board.LINK_TX, GPIO_TO_PIN[board.LINK_TX], board.LINK_RX,
+              GPIO_TO_PIN[board.LINK_RX]))
+        a("")
     six = [b for b in getattr(board, "BUTTONS_SIX", ()) if b not in board.BUTTONS]
     if six:
         a("## Optional: six-button pads")
@@ -422,6 +487,10 @@ def make_parts():
     buz.terms["+"] = (245, 240, 1)
     buz.terms["c"] = (230, 190, 0)
     parts["buzzer"] = buz
+    link = Part("link", (725, 760, 945, 834))
+    for i, name in enumerate(("TX", "RX", "GND")):
+        link.terms[name] = (775 + 40 * i, 760, -1)
+    parts["link"] = link
     return parts
 
 
@@ -674,6 +743,8 @@ def render_svg(board, wires, layout, source):
     _draw_pad(g, parts["pad0"], board, 0)
     _draw_oled(g, parts["oled"], board)
     _draw_buzzer(g, parts["buzzer"], board)
+    if "link" in {w.terminal[0] for w in wires}:
+        _draw_link(g, parts["link"], board)
 
     # --- jumpers and wires: a white halo under each wire keeps crossings readable
     for pid, t0, t1 in jumpers(board):
@@ -712,7 +783,8 @@ def render_svg(board, wires, layout, source):
 
 
 def _short(part):
-    return {"OLED (SSD1306)": "OLED", "Piezo buzzer (passive)": "piezo"}.get(part, part)
+    return {"OLED (SSD1306)": "OLED", "Piezo buzzer (passive)": "piezo",
+            "Link cable (optional)": "link"}.get(part, part)
 
 
 def _gpio_for_term(board, pid, term):
@@ -779,6 +851,19 @@ def _draw_buzzer(g, part, board):
         g.text(x, cy + 24, label, 14, "middle", "#fff", weight="bold")
     g.text(cx, cy - 52, "Passive piezo (GP%d, PWM)" % board.BUZZER, 12, "middle",
            weight="bold")
+
+
+def _draw_link(g, part, board):
+    x0, y0, x1, y1 = part.box
+    g.rect(x0, y0, x1, y1, fill="none", stroke="#999", sw=1, rx=8,
+           extra=' stroke-dasharray="5,4"')
+    for name, (x, y, _d) in part.terms.items():
+        g.rect(x - 6, y, x + 6, y + 14, fill="#333", stroke="#000", sw=1)
+        g.text(x, y + 28, name, 11, "middle", "#222", weight="bold")
+    g.text(x0 + 8, y1 - 22, "LINK cable (optional), crossed:", 10, "start",
+           "#222", weight="bold")
+    g.text(x0 + 8, y1 - 8, "TX to its GP%d, RX to its GP%d, GND to GND" % (
+        board.LINK_RX, board.LINK_TX), 10, "start", "#333")
 
 
 # --- main ---------------------------------------------------------------------------

@@ -8,6 +8,11 @@
 // anything (UF2 parsing, the filesystem, the SSD1306 picture, the raw REPL, tests) is
 // Python's.
 //
+// Run as a program it serves one chip. Imported (by link.mjs, once per chip, each import
+// with its own query string so each chip gets its own module state) it serves nothing
+// and exports its commands, its event queues and two hooks: onBoot(chip) after every
+// (re)boot, and at(ns, fn) to run fn at an exact guest time of this chip.
+//
 // Requests:  {"id": n, "cmd": name, ...args}
 // Replies:   {"id": n, "ok": true, ...}  or  {"id": n, "error": "one line"}
 // Every reply carries "t" (guest ns since the first boot) and the events since the
@@ -15,7 +20,8 @@
 // transactions [t_start, t_end, addr, hex, acked]), "pwm" ([t, offset, value] writes to
 // the PWM block), "resets" ([t, why]), "flash" ([t, "erase"|"program", offset, bytes]).
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { RP2040, USBCDC, ConsoleLogger, LogLevel } from 'rp2040js';
 
@@ -188,6 +194,40 @@ function sendSerial(size) {
   chip.usbCtrl.endpointReadDone(cdc.outEndpoint, chunk);
 }
 
+// rp2040js keeps the UART's TX interrupt raised for good (it re-raises it whenever it
+// checks), so once MicroPython enables it the core never leaves the handler. On the chip
+// it is raised when the TX FIFO has drained to its trigger level, and cleared by UARTICR.
+// Here the FIFO never fills (rp2040js never reports TXFF: MicroPython moves a whole write
+// into it at once) and the interrupt comes when the bytes written so far have had their
+// time on the line (10 bits each at the UART's baud rate, as link.mjs sends them).
+// Raising it sooner interrupts MicroPython's FIFO fill while it holds the UART's write
+// mutex, and its handler then waits on the mutex (seen: 1-2 bytes per ms).
+const UARTDR = 0x0, UART_TXINTR = 1 << 5;
+
+function attachUARTs() {
+  for (const u of chip.uart) {
+    u.checkInterrupts = function checkInterrupts() {
+      this.rp2040.setInterrupt(this.irq, !!(this.interruptStatus & this.interruptMask));
+    };
+    let drainedAt = 0;
+    let generation = 0;
+    const raise = (g) => {
+      if (g !== generation) return;              // more was written since: later
+      u.interruptStatus |= UART_TXINTR;
+      u.checkInterrupts();
+    };
+    const write = u.writeUint32.bind(u);
+    u.writeUint32 = (offset, value) => {
+      write(offset, value);
+      if (offset === UARTDR) {
+        const baud = u.baudDivider ? u.rp2040.clkPeri / (u.baudDivider * 16) : 115200;
+        drainedAt = Math.max(drainedAt, now()) + 10e9 / baud;
+        at(drainedAt, raise, ++generation);
+      }
+    };
+  }
+}
+
 function scheduleEdges() {
   if (!edgeAlarm) edgeAlarm = clock.createAlarm(applyEdges);
   edgeAlarm.cancel();
@@ -198,7 +238,8 @@ function applyEdges() {
   const t = now();
   while (edges.length && edges[0][0] <= t) {
     const [, pin, level] = edges.shift();
-    setPin(pin, level);
+    if (typeof pin === 'function') pin(level);   // at(): a host action at its exact time
+    else setPin(pin, level);
   }
   scheduleEdges();
 }
@@ -641,6 +682,7 @@ function boot(args) {
   attachI2C();
   if (config.pwm) attachPWM();
   attachUSB();
+  attachUARTs();
   attachJumpers();
   serialQueue = [];
   pendingRead = 0;
@@ -649,6 +691,7 @@ function boot(args) {
   for (const [pin, level] of pinLevels) chip.gpio[pin].setInputValue(!!level && !jumperLow(pin));
   scheduleEdges();
   chip.core.PC = FLASH_BASE;
+  if (hooks.onBoot) hooks.onBoot(chip);
 }
 
 // ---- running ----------------------------------------------------------------------
@@ -766,7 +809,23 @@ const commands = {
   quit() { setImmediate(() => process.exit(0)); return {}; },
 };
 
-function reply(obj) {
+// ---- for a driver that imports this module (link.mjs) -------------------------------
+
+export const hooks = { onBoot: null };
+export { commands, now, setPin };
+export const state = () => ({ chip, clock, pinLevels, serialWaiting: out.serial.length, resets: out.resets.length });
+
+// fn(arg) at guest time ns of this chip (at once, if ns has passed), in order with the
+// scheduled pin edges. A reset keeps it (the wire is still there); a boot command drops it.
+export function at(ns, fn, arg) {
+  let i = edges.length;
+  while (i > 0 && edges[i - 1][0] > ns) i--;
+  edges.splice(i, 0, [ns, fn, arg]);
+  if (i === 0) scheduleEdges();
+}
+
+// The events since the last call, as a reply carries them.
+export function takeEvents(obj) {
   if (chip) {
     obj.t = now();
     if (out.serial.length) obj.serial = out.serial.join('');
@@ -776,9 +835,14 @@ function reply(obj) {
     if (out.flash.length) obj.flash = out.flash;
   }
   out.serial = []; out.i2c = []; out.pwm = []; out.resets = []; out.flash = [];
-  process.stdout.write(JSON.stringify(obj) + '\n');
+  return obj;
 }
 
+function reply(obj) {
+  process.stdout.write(JSON.stringify(takeEvents(obj)) + '\n');
+}
+
+function serve() {
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 rl.on('line', (line) => {
   let msg;
@@ -802,3 +866,7 @@ rl.on('line', (line) => {
   }
 });
 rl.on('close', () => process.exit(0));
+}
+
+const isMain = process.argv[1] && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;
+if (isMain) serve();

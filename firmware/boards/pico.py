@@ -10,8 +10,10 @@
 #   pin 6  GP4   pin 7  GP5                  OLED SDA, SCL (I2C0)
 #   pin 18 GND   pin 19 GP14 pin 20 GP15     player 1's pad (A, B), at the bottom end
 #   pin 21 GP16                              piezo (other leg to GND, pin 23)
+#   pin 1  GP0   pin 2  GP1   pin 3 GND      the link cable (UART0 TX, RX, ground)
 # The players sit face to face, so each pad sits at its own end of the board, next to
-# a ground pin. GP0/GP1 stay free for a UART console.
+# a ground pin. GP0/GP1 carry the link to a second handheld (R43), crossed: TX to the
+# other's RX.
 #
 # Every button GPIO lies within GPIO 0-15, so ONE read of the SIO GPIO_IN register
 # (masked to 16 bits) sees every button at the same instant: buttons caught in the same
@@ -35,6 +37,18 @@ OLED_HEIGHT = const(64)
 # --- sound ------------------------------------------------------------------------
 # Any RP2040/RP2350 GPIO can drive PWM; GP16 is slice 0 channel A.
 BUZZER = const(16)  # GP16, Pico pin 21
+
+# --- the link cable to a second handheld (optional; R43) ------------------------------
+# Three wires, crossed: this board's TX to the other's RX, RX to its TX, GND to GND.
+# 1,000,000 baud: exact at both chips' clocks (125 MHz / 16 / 7.8125 and 150 MHz / 16 /
+# 9.375: the PL011's 1/64 fractional divider hits both), 10 µs a byte, so a 20-byte frame
+# is on the line for 0.2 ms (the bounded delay the authority waits before settling a
+# race, R43, stays far below a frame), and still slow enough for 3.3 V CMOS edges over a
+# metre of jumper wire or a TRRS lead.
+LINK_UART = const(0)
+LINK_TX = const(0)  # GP0, Pico pin 1: to the other board's GP1
+LINK_RX = const(1)  # GP1, Pico pin 2: from the other board's GP0
+LINK_BAUD = const(1_000_000)
 
 # --- the self-test's timing check (optional) ----------------------------------------
 # A jumper wire from SELFTEST_OUT to SELFTEST_IN's pin: the self-test pulls it low at
@@ -62,7 +76,7 @@ BUTTONS = (
 )
 
 # --- optional: the six-button scheme (D-pad + A + B per player) ----------------------
-# Not part of the reference kit. It uses the twelve GPIOs left in 0-15 once UART
+# Not part of the reference kit. It uses the twelve GPIOs left in 0-15 once the link
 # (GP0/GP1) and I2C (GP4/GP5) are taken, so it keeps the one-register-read property.
 # Button names: "A", "B", "L", "R", "U", "D" (DESIGN.md "Controls": left/right move the
 # cursor, A/B play onto the left/right pile, up fills; down is spare).

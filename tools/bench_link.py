@@ -1,0 +1,287 @@
+"""The link cable on two emulated Picos: clock-sync error, cross-device races, recovery
+after a cut, the link's CPU time. Writes build/link-bench.json and prints a table.
+
+    make bench-link                 # or: python tools/bench_link.py [--quick]
+
+Both chips run tools/link_probe_device.py (the asker on chip 0, the answerer on chip 1)
+over the real UART0 and the PIO edge capture of firmware/hw/link_uart.py. The harness
+knows both clocks exactly (desktop_emulator/pico/link.py: true_offset_us), so every
+offset the asker estimates is compared with the truth. Figures are guest time.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from desktop_emulator import devicefiles                      # noqa: E402
+from desktop_emulator.pico.device import (US, MS, TICKS_MASK, DeviceError,  # noqa: E402
+                                          exception_line)
+from desktop_emulator.pico.image import find_firmware       # noqa: E402
+from desktop_emulator.pico.link import LinkedPicos           # noqa: E402
+
+PROBE = ROOT / "tools" / "link_probe_device.py"
+OUT = ROOT / "build" / "link-bench.json"
+BUTTON = 2
+#: Chip 1's µs timer starts this far ahead of chip 0's: offsets are never near zero.
+TIMER_STARTS = (1_000, 300_000_777)
+
+
+def ticks_diff(a, b):
+    d = (a - b) & TICKS_MASK
+    return d - (TICKS_MASK + 1) if d > TICKS_MASK // 2 else d
+
+
+def device_files(workdir, firmware):
+    files = devicefiles.build(Path(workdir) / "device", driver=firmware.ssd1306)
+    return {k: v for k, v in files.items() if k != "main.py"}
+
+
+def linked_pair(firmware, workdir, timer_starts=TIMER_STARTS, files=None):
+    """Two booted Picos with the probe on board, each at its raw REPL. files: the
+    device build without main.py (default: built here)."""
+    if files is None:
+        files = device_files(workdir, firmware)
+    probe = {"link_probe.py": PROBE.read_bytes()}
+    pair = LinkedPicos(firmware, files=(files, files), extra=(probe, probe),
+                       buttons=(BUTTON,), timer_start_us=timer_starts)
+    a, b = pair.boot()
+    pair.run_for(50_000, wall_s=60)
+    for c in (a, b):
+        c.interrupt()
+        c.enter_raw(soft_reset=False)
+    return pair
+
+
+def run_probe(pair, duration_ms, period_ms=20, during=None, wall_s=600.0):
+    """Run the probe on both chips for duration_ms; during(pair) is called once both
+    run (to schedule presses, cuts...). -> (asker's lines, answerer's lines)."""
+    b = pair.chips[1]
+    a = pair.chips[0]
+    b.exec_start("import link_probe\nlink_probe.run(1, %d, %d)" % (duration_ms + 100, period_ms),
+                 wall_s=wall_s)
+    a.exec_start("import link_probe\nlink_probe.run(0, %d, %d)" % (duration_ms, period_ms),
+                 wall_s=wall_s)
+    if during is not None:
+        during(pair)
+    outs = pair.wait_lines([b"\x04", b"\x04"], guest_ms=duration_ms + 3000, wall_s=wall_s)
+    for c in (a, b):
+        err = c.read_until(b"\x04", guest_ms=1000, wall_s=60, what="end of errors")
+        text = err[:-1].decode(errors="replace").strip()
+        if text:
+            raise DeviceError("probe on chip %d: %s" % (c.index, exception_line(text)), text)
+        c.read_until(b">", guest_ms=1000, wall_s=60, what="raw REPL prompt")
+    return [o.decode(errors="replace").splitlines() for o in outs]
+
+
+def exchanges(pair, lines):
+    """Per S line: dict(true_us, est_hw, est_sw, truth, rtt_hw, rtt_sw)."""
+    a = pair.chips[0]
+    out = []
+    for line in lines:
+        f = line.split()
+        if not f or f[0] != "S":
+            continue
+        t1, t2, t3, t4, s1, s2, s3, s4 = (int(x) for x in f[2:10])
+        est_hw = (ticks_diff(t2, t1) + ticks_diff(t3, t4)) / 2
+        est_sw = (ticks_diff(s2, s1) + ticks_diff(s3, s4)) / 2
+        mid = (t1 + ticks_diff(t4, t1) // 2) & TICKS_MASK
+        local = a.guest_ns(mid) + (ticks_diff(t4, t1) % 2) * 500
+        true_ns = pair.true_ns(0, local)
+        out.append({"t_ms": true_ns / MS, "est_hw": est_hw, "est_sw": est_sw,
+                    "truth": pair.true_offset_us(true_ns),
+                    "rtt_hw": ticks_diff(t4, t1) - ticks_diff(t3, t2),
+                    "rtt_sw": ticks_diff(s4, s1) - ticks_diff(s3, s2)})
+    return out
+
+
+def percentiles(xs):
+    xs = sorted(abs(x) for x in xs)
+    if not xs:
+        return {"n": 0}
+    n = len(xs)
+    return {"n": n, "p50": round(xs[n // 2], 2), "p99": round(xs[min(n - 1, n * 99 // 100)], 2),
+            "max": round(xs[-1], 2)}
+
+
+def fit_predictions(ex, window=8):
+    """Offset predicted for each exchange from a least-squares line through the
+    previous `window` (the drift fit a linked device must make between exchanges)
+    minus the truth, µs."""
+    errs = []
+    for i in range(window, len(ex)):
+        xs = [e["t_ms"] for e in ex[i - window:i]]
+        ys = [e["est_hw"] for e in ex[i - window:i]]
+        mx, my = statistics.fmean(xs), statistics.fmean(ys)
+        sxx = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+        pred = my + slope * (ex[i]["t_ms"] - mx)
+        errs.append(pred - ex[i]["truth"])
+    return errs
+
+
+def sync_case(firmware, workdir, files, ppm, duration_ms, period_ms):
+    with linked_pair(firmware, workdir, files=files) as pair:
+        pair.faults(ppm=ppm)
+        w0 = time.monotonic()
+        lines = run_probe(pair, duration_ms, period_ms)[0]
+        wall = time.monotonic() - w0
+        ex = exchanges(pair, lines)
+        end = [ln.split() for ln in lines if ln.startswith("E ")]
+        e = end[-1] if end else []
+        return {
+            "ppm": list(ppm), "exchanges": len(ex),
+            "lost": int(e[2]) if e else None,
+            "sync_error_us": percentiles([x["est_hw"] - x["truth"] for x in ex]),
+            "sync_error_sw_us": percentiles([x["est_sw"] - x["truth"] for x in ex]),
+            "predicted_error_us": percentiles(fit_predictions(ex)),
+            "rtt_hw_us": percentiles([x["rtt_hw"] for x in ex]),
+            "rtt_sw_us": percentiles([x["rtt_sw"] for x in ex]),
+            "link_cpu_us": {"p50": int(e[3]), "p99": int(e[4]), "max": int(e[5])} if e else None,
+            "edge_drops": int(e[6]) if e else None,
+            "late_bits": pair.counters.get("late"),
+            "guest_s": round(pair.t_ns / 1e9, 3), "wall_s": round(wall, 1),
+        }
+
+
+def race_case(firmware, workdir, files, gaps_us, per_gap, ppm=(0, 200)):
+    """Presses on GP2 of both chips g µs apart (alternately chip 0 first and chip 1
+    first), decided by the asker from its clock estimate. Each verdict is matched to its
+    race by the true time of chip 0's press (a race the probe did not decide is counted
+    as missing, never shifts the others)."""
+    spacing_ms = 60
+    warm_ms = 400                    # exchanges enough for a drift fit first
+    plan = []
+    for g in gaps_us:
+        for k in range(per_gap):
+            plan.append([g, k % 2, None])
+    duration = warm_ms + spacing_ms * len(plan) + 200
+
+    def press_all(pair):
+        t = pair.t_ns + warm_ms * MS
+        for race in plan:
+            g, first = race[0], race[1]
+            times = (t, t + g * US) if first == 0 else (t + g * US, t)
+            race[2] = times[0]
+            for i in range(2):
+                c = pair.chips[i]
+                at = pair.local_ns(i, times[i])
+                c.schedule([(at, BUTTON, 0), (at + 20 * MS, BUTTON, 1)])
+            t += spacing_ms * MS
+
+    with linked_pair(firmware, workdir, files=files) as pair:
+        pair.faults(ppm=ppm)
+        lines = run_probe(pair, duration, 20, during=press_all)[0]
+        a = pair.chips[0]
+        verdicts = []
+        for ln in lines:
+            f = ln.split()
+            if f and f[0] == "P":
+                t_true = pair.true_ns(0, a.guest_ns(int(f[1])))
+                race = min(plan, key=lambda r: abs(r[2] - t_true))
+                if abs(race[2] - t_true) < 5 * MS:
+                    verdicts.append((race, f[5], int(f[4]) / 2))
+    rows = {g: {"gap_us": g, "n": 0, "earlier_won": 0, "ties": 0, "misordered": 0}
+            for g in gaps_us}
+    misordered_over = 0
+    for (g, first, _t), verdict, _bound in verdicts:
+        row = rows[g]
+        row["n"] += 1
+        if verdict == "T":
+            row["ties"] += 1
+        elif g == 0 or (verdict == "0") == (first == 0):
+            row["earlier_won"] += 1          # at gap 0 no press was earlier: any winner is right
+        else:
+            row["misordered"] += 1
+            misordered_over = max(misordered_over, g)
+    return {"ppm": list(ppm), "races": [rows[g] for g in gaps_us], "decided": len(verdicts),
+            "planned": len(plan), "misordered_over_us": misordered_over,
+            "bound_us": max(b for _r, _v, b in verdicts) if verdicts else None}
+
+
+def recover_case(firmware, workdir, files, cut_ms=2000):
+    """A 2 s cable cut in the middle: time from the plug going back in to the next
+    completed exchange."""
+    with linked_pair(firmware, workdir, files=files) as pair:
+        start = {}
+
+        def cut(pair):
+            start["t"] = pair.t_ns + 300 * MS
+            pair.cut_for(cut_ms, start_ns=start["t"])
+
+        lines = run_probe(pair, 300 + cut_ms + 500, 20, during=cut)[0]
+        ex = exchanges(pair, lines)
+        back = start["t"] + cut_ms * MS
+        after = [e["t_ms"] for e in ex if e["t_ms"] * MS > back]
+        lost = sum(1 for ln in lines if ln.startswith("L "))
+        return {"cut_ms": cut_ms, "lost_exchanges": lost,
+                "recover_ms": round(after[0] - back / MS, 2) if after else None,
+                "cut_bytes": pair.counters.get("cut")}
+
+
+def table(res):
+    rows = ["link bench (two emulated Picos, 1 Mbaud, PIO edge stamps; guest time)", ""]
+    rows.append("%-28s %8s %8s %8s %6s" % ("sync_error_us", "p50", "p99", "max", "n"))
+    for c in res["sync"]:
+        for key, label in (("sync_error_us", "edge stamps"), ("predicted_error_us", "  drift-fit prediction"),
+                           ("sync_error_sw_us", "  software stamps")):
+            p = c[key]
+            rows.append("%-28s %8s %8s %8s %6s" % ("%s ppm %s" % (label, c["ppm"][1]),
+                                                   p.get("p50"), p.get("p99"), p.get("max"), p["n"]))
+    if res.get("races"):
+        r = res["races"]
+        rows += ["", "races (ppm %s, bound %s us)" % (r["ppm"][1], r["bound_us"]),
+                 "%8s %5s %12s %5s %11s" % ("gap_us", "n", "earlier_won", "ties", "misordered")]
+        for x in r["races"]:
+            rows.append("%8d %5d %12d %5d %11d" % (x["gap_us"], x["n"], x["earlier_won"], x["ties"],
+                                                  x["misordered"]))
+        rows.append("misordered_over_us %d" % r["misordered_over_us"])
+    if res.get("recover"):
+        rows += ["", "recover_ms after a %d ms cut: %s" % (res["recover"]["cut_ms"],
+                                                          res["recover"]["recover_ms"])]
+    c = res["sync"][0]
+    rows += ["", "link CPU per loop pass (us): p50 %s p99 %s max %s" % (
+        c["link_cpu_us"]["p50"], c["link_cpu_us"]["p99"], c["link_cpu_us"]["max"])]
+    return "\n".join(rows)
+
+
+def note(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="shorter runs (a smoke test)")
+    ap.add_argument("--firmware", help="the MicroPython UF2 (default: ../shared/rp2)")
+    ap.add_argument("--out", default=str(OUT))
+    args = ap.parse_args(argv)
+    import tempfile
+    firmware = find_firmware(args.firmware) if args.firmware else find_firmware()
+    dur = 400 if args.quick else 1000
+    res = {"sync": []}
+    with tempfile.TemporaryDirectory(prefix="spit-link-") as tmp:
+        files = device_files(tmp, firmware)
+        for ppm in ((0, 0), (0, 200), (0, -200)):
+            res["sync"].append(sync_case(firmware, tmp, files, ppm, dur, 20))
+            note("sync ppm %s: %s" % (ppm[1], res["sync"][-1]["sync_error_us"]))
+        gaps = [0, 5, 10, 20, 50] if args.quick else [0, 2, 5, 10, 20, 50, 100]
+        res["races"] = race_case(firmware, tmp, files, gaps, 2 if args.quick else 4)
+        note("races: %s" % res["races"]["races"])
+        if not args.quick:
+            res["recover"] = recover_case(firmware, tmp, files)
+            note("recover: %s" % res["recover"])
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
+    print(table(res))
+    print("\nwrote %s" % args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
