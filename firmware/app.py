@@ -174,6 +174,9 @@ class App:
                 ticks_diff(now_us, self._save_at) >= 0:
             self._save_at = None
             self._save()
+        # A frame that goes on with a redraw spread over frames (view.DRAW_BUDGET) is
+        # recorded too, so a replay draws the same pictures in the same frames.
+        going_on = self.view.behind
         drew = self._draw()
         if self._tune is not None:
             s = self.ports.sound
@@ -182,6 +185,7 @@ class App:
             self._tune = None
         if state:
             self.busy_frames += 1
+        if state or going_on or self.view.behind:
             if self._rec:
                 # Only frames that changed the state are recorded: replaying just those
                 # reaches the same state and the same picture, because every timer the
