@@ -134,6 +134,8 @@ class App:
         self._kept = None                # a saved game kept while another is played
         self._rec = False                # recording: from start_game until the title
         self._save_at = None             # a save waiting for its frame (SAVE_DELAY_US)
+        self._saved_now = False          # a save ran in this frame: draw in the next
+        self.draw_owed = False           # the last step left its drawing to the next
         # Buttons held, per player (for the pause hold): a bit per button code, when A
         # and B went down, and whether the current hold already paused.
         self.down = [0, 0]
@@ -157,6 +159,7 @@ class App:
         """One non-blocking iteration; returns True if the display was updated."""
         self.now = now_us
         self.frames += 1
+        self._saved_now = False          # a save made between steps is no frame's
         state = False
         evs = self._collect(now_us)
         self._check_dropped(now_us)
@@ -177,7 +180,14 @@ class App:
         # A frame that goes on with a redraw spread over frames (view.DRAW_BUDGET) is
         # recorded too, so a replay draws the same pictures in the same frames.
         going_on = self.view.behind
-        drew = self._draw()
+        self.draw_owed = self._saved_now
+        if self._saved_now:
+            # This frame wrote flash (tens of ms on the device): what it would draw (a
+            # whole new screen, mostly) comes in the next step, not on top of it.
+            self._saved_now = False
+            drew = False
+        else:
+            drew = self._draw()
         if self._tune is not None:
             s = self.ports.sound
             if s is not None and self.settings["sound"] and self.screen != ATTRACT:
@@ -185,7 +195,7 @@ class App:
             self._tune = None
         if state:
             self.busy_frames += 1
-        if state or going_on or self.view.behind:
+        if state or going_on or self.view.behind or self.draw_owed:
             if self._rec:
                 # Only frames that changed the state are recorded: replaying just those
                 # reaches the same state and the same picture, because every timer the
@@ -449,6 +459,7 @@ class App:
             self._write(savegame.pack(self.settings, sv["game"], sv["cpu"], sv["stats"]))
 
     def _write(self, d):
+        self._saved_now = True
         st = self.ports.storage
         if st is None:
             return

@@ -192,7 +192,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
                 # A press drained before its window had passed is still queued: step
                 # again when it may be decided, not a whole frame later.
                 soon = ticks_add(now, app.window_us + EXTRA_STEP_US)
-            elif app.view.behind or (flush is not None and display.behind):
+            elif app.view.behind or app.draw_owed or (flush is not None and display.behind):
                 soon = ticks_add(ticks_us(), GO_ON_US)
             if ticks_diff(now, next_frame) >= 0:
                 next_frame = ticks_add(next_frame, FRAME_US)
