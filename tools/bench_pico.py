@@ -95,7 +95,8 @@ def lines_until(pico, done=b"DONE", guest_s=600, wall_s=3600):
         while b"\n" in buf:
             line, buf = buf.split(b"\n", 1)
             line = line.strip(b"\r\x04")
-            if line.startswith(b"Traceback") or b"Error" in line[:40]:
+            if line.startswith(b"Traceback") or (b"Error" in line[:40] and line[:2] != b"X "):
+                pico.run_for(200_000)          # the rest of the traceback
                 rest = buf + pico.drain_serial()
                 raise SystemExit("bench: the board raised: %s %s" % (
                     line.decode(errors="replace"), rest.decode(errors="replace")[:1200]))
@@ -194,6 +195,7 @@ def run_play(pico, seconds, seed):
     frames = []      # (start, end, screen, draw, show, bytes, cpu, save) ticks and µs
     drained = []     # (stamp, player, button, frame)
     gcs = []         # (frame after it, pause µs)
+    failed = []      # the frame in which the heap failed the game, if it did
     done = None
     for line in lines_until(pico, b"DONE", guest_s=seconds + 120):
         f = line.split()
@@ -205,6 +207,8 @@ def run_play(pico, seconds, seed):
             gcs.append((int(f[1]), int(f[2])))
         elif f[0] == "DONE":
             done = [int(x) for x in f[1:]]
+        elif f[0] == "X":
+            failed.append(int(f[2]))
     pico.exec_finish(guest_ms=5000)
     sent = sorted((a, b, len(data)) for a, b, addr, data, ok in pico.i2c_log)
     pixel_ends = sorted(b for a, b, addr, data, ok in pico.i2c_log if data[:1] == b"\x40")
@@ -246,7 +250,8 @@ def run_play(pico, seconds, seed):
                 to_pixels.append((end_ns - edge_ns) / 1e6)
     return {"seed": seed, "rows": rows, "latency": latency, "to_pixels": to_pixels,
             "gc_us": [us for _f, us in gcs], "presses": len(presses), "presses_seen": seen,
-            "gc_runs": done[1] if done else None}
+            "gc_runs": done[1] if done else None, "memory_error_at_frame": failed,
+            "seconds": seconds}
 
 
 def play_figures(sessions):
@@ -289,6 +294,9 @@ def play_figures(sessions):
         "presses_shown": sum(len(s["to_pixels"]) for s in sessions),
         "saves": len(saving),
         "seeds": [s["seed"] for s in sessions],
+        "seconds_per_seed": sessions[0]["seconds"] if sessions else None,
+        "memory_errors": {str(s["seed"]): s["memory_error_at_frame"][0]
+                          for s in sessions if s["memory_error_at_frame"]},
     }
     goals = {}
     for key, (p99, mx) in FRAME_GOALS.items():
@@ -567,9 +575,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--firmware")
     ap.add_argument("--trials", type=int, default=6, help="races per gap, pin map and order")
-    ap.add_argument("--play-s", type=int, default=60, help="seconds of play per seed")
+    ap.add_argument("--play-s", type=int, default=20, help="seconds of play per seed")
     ap.add_argument("--seed", type=int, default=7, help="the races' seed")
-    ap.add_argument("--seeds", default="7,8,9",
+    ap.add_argument("--seeds", default="1,2,3,4,5,6,7,8,9",
                     help="the play sessions' seeds (comma-separated; each a game)")
     ap.add_argument("--only-play", action="store_true",
                     help="only the play sessions: frames, presses to pixels, collections")
@@ -696,6 +704,8 @@ def print_play_tables(r):
           "%d frames (%d on the game screen without a save), %d presses (%d seen, %d shown)"
           % (",".join(str(x) for x in r["seeds"]), r["frames"], r["play_frames"],
              r["presses"], r["presses_seen"], r["presses_shown"]))
+    if r["memory_errors"]:
+        print("MemoryError (seed: frame): %s" % r["memory_errors"])
     print("| measure | p50 | p99 | max | goal |")
     print("| --- | ---: | ---: | ---: | --- |")
     for key, unit in (("press_latency_us", "µs"), ("frame_ms", "ms"),

@@ -103,20 +103,17 @@ class _NoWatchdog:
         pass
 
 
-def _zeros(n):
+def _zeros(n, kind="i"):
+    # One allocation: MicroPython's array() takes a bytearray's bytes as they are.
     from array import array
-    a = array("i")
-    for _ in range(n):
-        a.append(0)
-    return a
+    return array(kind, bytearray(n * (4 if kind == "i" else 2 if kind == "H" else 1)))
 
 
-# Per frame, in preallocated arrays (nothing allocated or printed while the game runs):
-# start, end, screen, drawing, display port (I2C), bytes sent, CPU player, saves, flags.
-_F_FIELDS = ("start", "end", "screen", "draw", "show", "bytes", "cpu", "save")
+def _us16(us):
+    return us if us < 65535 else 65535
 
 
-def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0):
+def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
     """The app on the board's real ports for `seconds` of play: P0 human (the host
     presses its pins), P1 the CPU, stepped by firmware.main's own loop. The probe only
     reads clocks and counters into preallocated arrays; the firmware collects its
@@ -132,12 +129,16 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0):
     from shared_rules.game import Rules
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
-    n = max_frames or seconds * 80 + 100
-    m = max_presses or seconds * 10 + 50
-    cols = [_zeros(n) for _ in _F_FIELDS]
-    f_start, f_end, f_screen, f_draw, f_show, f_bytes, f_cpu, f_save = cols
-    e_t, e_code, e_frame = _zeros(m), _zeros(m), _zeros(m)
-    g_frame, g_us = _zeros(256), _zeros(256)
+    # 17 bytes a frame (start ticks; durations in µs up to 65,535, saves in 4 µs units):
+    # about 13 KB of heap for 20 s of play, said in the docs.
+    n = max_frames or seconds * 36 + 60
+    m = max_presses or seconds * 4 + 20
+    f_start = _zeros(n)
+    f_end, f_draw, f_show, f_bytes, f_cpu, f_save = [_zeros(n, "H") for _ in range(6)]
+    f_screen = _zeros(n, "B")
+    e_t, e_code, e_frame = _zeros(m), _zeros(m, "B"), _zeros(m, "H")
+    g_frame, g_us = _zeros(64, "H"), _zeros(64, "H")
+    h_alloc = _zeros(n) if heap else None
     k = [0, 0, 0, 0]                   # frames, presses, collections, runs seen
     acc = [0, 0, 0, 0]                 # this frame: show us, cpu us, save us, in a draw
     pins, scheme = board.button_pins()
@@ -165,7 +166,7 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0):
         j = len(out) if out is not None else 0
         got = drain(out, poll)
         for e in got[j:]:
-            if e[3] and k[1] < m:
+            if e[3] and k[1] < m and e[1] < 2:
                 i = k[1]
                 e_t[i] = e[0]
                 e_code[i] = e[1] * 8 + codes.find(e[2]) if isinstance(e[2], str) else \
@@ -183,7 +184,7 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0):
         t0 = ticks_us()
         s0 = acc[0]
         r = draw()
-        f_draw[k[0]] = ticks_diff(ticks_us(), t0) - (acc[0] - s0)
+        f_draw[k[0]] = _us16(ticks_diff(ticks_us(), t0) - (acc[0] - s0))
         return r
     app._draw = timed_draw
     bytes0 = [display.bytes_sent]
@@ -219,43 +220,59 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0):
 
     def probe(_app):
         i = k[0]
-        f_end[i] = ticks_us()
+        t_end = ticks_us()
+        f_end[i] = _us16(ticks_diff(t_end, f_start[i]))
         f_screen[i] = app.screen
-        f_show[i] = acc[0]
-        f_cpu[i] = acc[1]
-        f_save[i] = acc[2]
+        f_show[i] = _us16(acc[0])
+        f_cpu[i] = _us16(acc[1])
+        f_save[i] = _us16(acc[2] >> 2)
         b = display.bytes_sent
         f_bytes[i] = b - bytes0[0]
         bytes0[0] = b
         acc[0] = acc[1] = acc[2] = 0
-        if fm.gc_runs != k[3] and k[2] < 256:
+        if fm.gc_runs != k[3] and k[2] < 64:
             k[3] = fm.gc_runs
             g_frame[k[2]] = i
-            g_us[k[2]] = fm.gc_last_us
+            g_us[k[2]] = _us16(fm.gc_last_us)
             k[2] += 1
+        if heap:
+            import gc
+            h_alloc[i] = gc.mem_alloc()
         k[0] = i + 1
         if app.table is not wrapped[0]:
             wrap_cpu()
-        if k[0] >= n or ticks_diff(f_end[i], end) >= 0:
+        if k[0] >= n or ticks_diff(t_end, end) >= 0:
             raise _Done()
     t_gc = fm.gc_runs
+    failed = 0
     try:
         fm.loop(app, display, buttons, buzzer, _NoWatchdog(), False, probe)
     except _Done:
         pass
+    except MemoryError:
+        # The heap could not give a block (fragmented): the session ends here and says
+        # so; the frames so far are kept.
+        failed = k[0] + 1
     buttons.stop()
     buzzer.stop()
-    if fm.gc_runs != k[3] and k[2] < 256:          # the collection after the last frame
+    if fm.gc_runs != k[3] and k[2] < 64:           # the collection after the last frame
         g_frame[k[2]] = k[0]
-        g_us[k[2]] = fm.gc_last_us
+        g_us[k[2]] = _us16(fm.gc_last_us)
         k[2] += 1
     for i in range(k[0]):
-        print("F %d %d %d %d %d %d %d %d" % (f_start[i], f_end[i], f_screen[i], f_draw[i],
-                                             f_show[i], f_bytes[i], f_cpu[i], f_save[i]))
+        print("F %d %d %d %d %d %d %d %d" % (f_start[i], (f_start[i] + f_end[i]) & 0x3FFFFFFF,
+                                             f_screen[i],
+                                             f_draw[i], f_show[i], f_bytes[i], f_cpu[i],
+                                             f_save[i] << 2))
     for i in range(k[1]):
         print("E %d %d %s %d" % (e_t[i], e_code[i] >> 3, codes[e_code[i] & 7], e_frame[i]))
     for i in range(k[2]):
         print("C %d %d" % (g_frame[i], g_us[i]))
+    if heap:
+        for i in range(k[0]):
+            print("H %d %d" % (i, h_alloc[i]))
+    if failed:
+        print("X MemoryError %d" % (failed - 1))
     print("DONE %d %d %d" % (k[0], fm.gc_runs - t_gc, fm.gc_max_us))
 
 
