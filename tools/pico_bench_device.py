@@ -230,7 +230,7 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
         f_bytes[i] = b - bytes0[0]
         bytes0[0] = b
         acc[0] = acc[1] = acc[2] = 0
-        if fm.gc_runs != k[3] and k[2] < 64:
+        if getattr(fm, "gc_runs", 0) != k[3] and k[2] < 64:
             k[3] = fm.gc_runs
             g_frame[k[2]] = i
             g_us[k[2]] = _us16(fm.gc_last_us)
@@ -243,7 +243,7 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
             wrap_cpu()
         if k[0] >= n or ticks_diff(t_end, end) >= 0:
             raise _Done()
-    t_gc = fm.gc_runs
+    t_gc = getattr(fm, "gc_runs", 0)     # (a firmware that collects nothing itself: 0)
     failed = 0
     try:
         fm.loop(app, display, buttons, buzzer, _NoWatchdog(), False, probe)
@@ -255,7 +255,7 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
         failed = k[0] + 1
     buttons.stop()
     buzzer.stop()
-    if fm.gc_runs != k[3] and k[2] < 64:           # the collection after the last frame
+    if getattr(fm, "gc_runs", 0) != k[3] and k[2] < 64:   # after the last frame
         g_frame[k[2]] = k[0]
         g_us[k[2]] = _us16(fm.gc_last_us)
         k[2] += 1
@@ -273,7 +273,7 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
             print("H %d %d" % (i, h_alloc[i]))
     if failed:
         print("X MemoryError %d" % (failed - 1))
-    print("DONE %d %d %d" % (k[0], fm.gc_runs - t_gc, fm.gc_max_us))
+    print("DONE %d %d %d" % (k[0], getattr(fm, "gc_runs", 0) - t_gc, getattr(fm, "gc_max_us", 0)))
 
 
 def irq_off(kind, windows, off_us=20000):
