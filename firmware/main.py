@@ -113,6 +113,11 @@ def run(start=None, log=True, probe=None):
     except KeyboardInterrupt:
         stop_watchdog(machine)
         buzzer.stop()
+        # The panel gets the rest of the picture the game had drawn (a redraw's later
+        # shares, hw/display.SEND_BUDGET), so it shows where the game stopped.
+        for _ in range(8):
+            if not getattr(display, "behind", False) or not display.flush():
+                break
         raise
 
 
