@@ -149,6 +149,10 @@ class App:
         self._kept = None                # a saved game kept while another is played
         self._rec = False                # recording: from start_game until the title
         self._save_at = None             # a save waiting for its frame (SAVE_DELAY_US)
+        self._saved_now = False          # a save ran in this frame: draw in the next
+        self._started_now = False        # a game began in this frame: draw in the next
+        self._start_t = 0                # (a replay steps that frame again: the same)
+        self.draw_owed = False           # the last step left its drawing to the next
         # Buttons held, per player (for the pause hold): a bit per button code, when A
         # and B went down, and whether the current hold already paused.
         self.down = [0, 0]
@@ -195,6 +199,9 @@ class App:
         """One step of this app by itself (link play calls it with the game's time)."""
         self.now = now_us
         self.frames += 1
+        self._saved_now = False          # a save made between steps is no frame's
+        if self._started_now and now_us != self._start_t:
+            self._started_now = False    # a game begun between steps: draw it now
         self._state = False
         self._next = -3                  # the frame's events are not drained yet
         # Out of heap (a fragmented heap has no block for a screen's code, a CPU's
@@ -248,7 +255,19 @@ class App:
                 ticks_diff(now_us, self._save_at) >= 0:
             self._save_at = None
             self._save()
-        drew = self._draw()
+        # A frame that goes on with a redraw spread over frames (view.DRAW_BUDGET) is
+        # recorded too, so a replay draws the same pictures in the same frames.
+        going_on = self.view.behind
+        saved = self._saved_now
+        self.draw_owed = saved or self._started_now
+        if self.draw_owed:
+            # This frame wrote flash (tens of ms on the device), or began a game (whose
+            # recording starts after it): what it would draw (a whole new screen,
+            # mostly) comes in the next step, not on top of it.
+            self._saved_now = self._started_now = False
+            drew = False
+        else:
+            drew = self._draw()
         if self._tune is not None:
             s = self.ports.sound
             if s is not None and self.settings["sound"] and self.screen != ATTRACT:
@@ -256,6 +275,7 @@ class App:
             self._tune = None
         if state:
             self.busy_frames += 1
+        if state or going_on or self.view.behind or saved:
             if self._rec:
                 # Only frames that changed the state are recorded: replaying just those
                 # reaches the same state and the same picture, because every timer the
@@ -446,6 +466,9 @@ class App:
         self._rec = True
         self._save()                     # a round boundary (R27-R28): resumable from here
         self.go(GAME, now_us)
+        self._saved_now = False
+        self._started_now = True
+        self._start_t = now_us
 
     def settings_conduct(self, fumble_ms=None):
         """The conduct the settings choose: their fumble time (R41; or fumble_ms) and
@@ -578,6 +601,7 @@ class App:
             self._write(pack(self.settings, sv["game"], sv["cpu"], sv["stats"]))
 
     def _write(self, d):
+        self._saved_now = True
         st = self.ports.storage
         if st is None:
             return

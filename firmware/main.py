@@ -14,12 +14,20 @@ import time
 
 from firmware.hw import chip_name
 from firmware.hw.board import button_pins, build_hardware, held_at_boot
+from firmware.screens import GAME as GAME_SCREEN
 
 CHECK_US = 1000000        # how often the loop checks that the input's interrupt is alive
 WDT_MS = 4000             # longest a frame, a flash save or the boot may take
 STORAGE_PATH = "/spit.json"
 NO_DISPLAY_US = 10000000  # how often a board without a working display says so
 EXTRA_STEP_US = 500       # after the arbiter's window, when a press waits to be shown
+GO_ON_US = 2000           # the next share of a redraw spread over steps (view, display)
+# Garbage is collected when the game chooses, not when an allocation fails inside a
+# frame: a full collection takes ~19 ms on the chip (a 240 KB heap, ~120 KB of it live),
+# so it runs between frames, only with GC_ROOM_US before the next one, no press waiting
+# for its decision and no slap open (R18-R20, R25-R26), at least every GC_EVERY frames.
+GC_EVERY = 8
+GC_ROOM_US = 24000
 
 # The watchdog's control register (CTRL, enable bit 30) through the atomic-clear alias
 # (+0x3000): RP2040 and RP2350. machine.WDT has no way to stop it.
@@ -27,6 +35,10 @@ _WDT_CTRL_CLR = {"RP2040": 0x40058000 + 0x3000, "RP2350": 0x400D8000 + 0x3000}
 _WDT_ENABLE = 1 << 30
 
 app = None                # the running App (for the REPL and the emulated Pico's harness)
+# The loop's own collections: how many, and how long the last and the longest took.
+gc_runs = 0
+gc_last_us = 0
+gc_max_us = 0
 
 
 def stop_watchdog(machine):
@@ -106,6 +118,11 @@ def run(start=None, log=True, probe=None):
     except KeyboardInterrupt:
         stop_watchdog(machine)
         buzzer.stop()
+        # The panel gets the rest of the picture the game had drawn (a redraw's later
+        # shares, hw/display.SEND_BUDGET), so it shows where the game stopped.
+        for _ in range(8):
+            if not getattr(display, "behind", False) or not display.flush():
+                break
         raise
 
 
@@ -125,7 +142,32 @@ def check_input(buttons, seen, log):
     return True
 
 
+def deciding(app):
+    """The arbiter holds a press until its first-touch window has passed (R18-R19)."""
+    arb = app.arbiter
+    return app.screen == GAME_SCREEN and arb is not None and arb.pending() > 0
+
+
+def race_open(app):
+    """A press waits for its decision, or a slap is open (R25-R26)."""
+    if deciding(app):
+        return True
+    g = app.game
+    return g is not None and app.screen == GAME_SCREEN and g.phase == "slap"
+
+
+def collect(gc, ticks_us, ticks_diff):
+    global gc_runs, gc_last_us, gc_max_us
+    t0 = ticks_us()
+    gc.collect()
+    gc_last_us = ticks_diff(ticks_us(), t0)
+    gc_runs += 1
+    if gc_last_us > gc_max_us:
+        gc_max_us = gc_last_us
+
+
 def loop(app, display, buttons, buzzer, wdt, log, probe=None):
+    import gc
     from firmware import sound
     from firmware.app import FRAME_US
     ticks_us = time.ticks_us
@@ -141,7 +183,9 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
     rnd = -1
     game = app.game                    # a game begun by run(start=...) was reported there
     pending = getattr(buttons, "pending", None)
-    soon = None                        # an extra step for presses waiting in the ring
+    flush = getattr(display, "flush", None)
+    soon = None                        # an extra step: presses waiting, a redraw going on
+    since_gc = 0
     while True:
         now = ticks_us()
         if soon is None and pending is not None and pending():
@@ -149,8 +193,17 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
             # has passed), not at the next frame: up to a frame less from touch to pixels.
             soon = ticks_add(now, app.window_us + EXTRA_STEP_US)
         if ticks_diff(now, next_frame) >= 0 or (soon is not None and ticks_diff(now, soon) >= 0):
-            app.step(now)
+            drew = app.step(now)
+            if not drew and flush is not None and display.behind:
+                flush()                # the next share of what the panel is owed
             soon = None
+            since_gc += 1
+            if deciding(app):
+                # A press drained before its window had passed is still queued: step
+                # again when it may be decided, not a whole frame later.
+                soon = ticks_add(now, app.window_us + EXTRA_STEP_US)
+            elif app.view.behind or app.draw_owed or (flush is not None and display.behind):
+                soon = ticks_add(ticks_us(), GO_ON_US)
             if ticks_diff(now, next_frame) >= 0:
                 next_frame = ticks_add(next_frame, FRAME_US)
                 if ticks_diff(now, next_frame) >= 0:  # fell behind: don't try to catch up
@@ -180,6 +233,11 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
                 if log:
                     print("spit: %s" % ("display ok" if shown else display.problem))
         now = ticks_us()
+        if since_gc >= GC_EVERY and soon is None and ticks_diff(next_frame, now) >= GC_ROOM_US \
+                and not (pending is not None and pending()) and not race_open(app):
+            collect(gc, ticks_us, ticks_diff)
+            since_gc = 0
+            now = ticks_us()
         if ticks_diff(now, next_check) >= 0:
             next_check = ticks_add(now, CHECK_US)
             check_input(buttons, seen, log)

@@ -60,6 +60,11 @@ AREA_W = const(60)
 PILE_X2 = (36, 66)        # two piles
 PILE_X1 = (51,)           # a single-pile round
 BAR_Y = const(62)         # the slap time limit under the banner: rows 62-63
+# Regions a call of game() may draw beyond the decisive ones while it draws the whole
+# table. On the chip a region takes ~1.5 ms to draw (a whole table, 23 regions, ~36
+# ms: more than a frame), so a new round's table appears over a few quick steps
+# instead of in one long frame.
+DRAW_BUDGET = const(3)
 
 # Region slots in _keys.
 _SLOT = const(0)          # 10: player p's stockpile i at p*5+i
@@ -221,6 +226,9 @@ class View:
         self._keys = [-1] * _NKEYS
         self._kind = 0
         self._text_key = -1
+        self.budget = DRAW_BUDGET
+        self.behind = False
+        self._burst = False           # redrawing the whole table: spread (DRAW_BUDGET)
         self.clear_spans()
 
     # ---- bookkeeping ------------------------------------------------------------------
@@ -441,7 +449,14 @@ class View:
         waiting is True the stockpiles stay). slap_bar: the slap time left
         (0..BAR_MAX; -1 outside the slap). info: None for the round and points, or a
         Message shown in both info corners (the attract mode). Redraws only regions
-        whose content changed; returns True if anything was drawn."""
+        whose content changed; returns True if anything was drawn.
+
+        A big redraw (a new round, the spit) would hold the chip for a whole frame and
+        more, so the whole table (after another screen) is spread: the decisive
+        regions first and always (the piles' faces: the card played; both slap
+        banners at once, R44), then at most `budget` others a call, each player's in
+        turn; `behind` says some were left for the next call (0: no limit). A change
+        within the table is drawn whole, in its frame."""
         drew = False
         if self._kind != _GAME:
             self.fb.fill(0)
@@ -449,68 +464,16 @@ class View:
             for k in range(_NKEYS):
                 self._keys[k] = -1
             self._kind = _GAME
+            self._burst = True
             drew = True
         keys = self._keys
+        left = self.budget if self.budget > 0 and self._burst else _NKEYS
+        behind = False
         piles = game.piles
         npiles = len(piles)
         sizes = game.phase == "slap" and npiles == 2
         slap = game.phase == "slap" and not waiting
-        for p in (0, 1):
-            if slap:
-                if keys[_BAND + p] != npiles:
-                    keys[_BAND + p] = npiles
-                    keys[_SBAR + p] = -1
-                    for i in range(5):
-                        keys[_SLOT + p * 5 + i] = -1
-                    keys[_STACK + p] = -1
-                    self._banner(npiles, p)
-                    drew = True
-                if keys[_SBAR + p] != slap_bar:
-                    keys[_SBAR + p] = slap_bar
-                    self._slap_bar(slap_bar, p)
-                    drew = True
-            else:
-                if keys[_BAND + p] != 0:
-                    keys[_BAND + p] = 0
-                    self.fill_rect(0, HALF_Y, W, HALF_H, 0, p)
-                    self._mark(0, HALF_Y, W, HALF_H, p)
-                if self._band(game, p, cursors[p]):
-                    drew = True
-            if sizes:
-                # The piles' sizes beside them: the player's left pile in the message
-                # corner, the right one in the info corner; the smaller inverted (R25).
-                left = 0 if p == 0 else 1
-                nl = len(piles[left])
-                nr = len(piles[1 - left])
-                key = (1 << 24) | (nl << 8) | (2 if nl < nr else 0)
-                if keys[_MSG + p] != key:
-                    keys[_MSG + p] = key
-                    self._size(nl, nl < nr, MSG_X, p)
-                    drew = True
-                key = (1 << 24) | (nr << 8) | (2 if nr < nl else 0)
-                if keys[_INFO + p] != key:
-                    keys[_INFO + p] = key
-                    self._size(nr, nr < nl, INFO_X, p)
-                    drew = True
-                continue
-            m = msgs[p]
-            if keys[_MSG + p] != m.seq:
-                keys[_MSG + p] = m.seq
-                self._message(m, MSG_X, p)
-                drew = True
-            if info is not None:
-                key = (1 << 22) | info.seq
-                if keys[_INFO + p] != key:
-                    keys[_INFO + p] = key
-                    self._message(info, INFO_X, p)
-                    drew = True
-            else:
-                pts = game.scores[p] if game.rules.points else -1
-                key = (game.round & 0xFF) | ((pts + 1) << 8)
-                if keys[_INFO + p] != key:
-                    keys[_INFO + p] = key
-                    self._info(game.round, pts, p)
-                    drew = True
+        # The card played: the pile area and the piles' faces (R17).
         if npiles:
             layout = npiles
         else:
@@ -530,32 +493,114 @@ class View:
                 if top:
                     self._face(top - 1, xs[j])
                 drew = True
+        # The slap signal: both players' banners and time bars (R25-R26).
+        for p in (0, 1):
+            if slap:
+                if keys[_BAND + p] != npiles:
+                    keys[_BAND + p] = npiles
+                    keys[_SBAR + p] = -1
+                    for i in range(5):
+                        keys[_SLOT + p * 5 + i] = -1
+                    keys[_STACK + p] = -1
+                    self._banner(npiles, p)
+                    drew = True
+                if keys[_SBAR + p] != slap_bar:
+                    keys[_SBAR + p] = slap_bar
+                    self._slap_bar(slap_bar, p)
+                    drew = True
+            elif keys[_BAND + p] != 0:
+                keys[_BAND + p] = 0
+                self.fill_rect(0, HALF_Y, W, HALF_H, 0, p)
+                self._mark(0, HALF_Y, W, HALF_H, p)
+        # The corners: in the slap the piles' sizes beside them (the player's left pile
+        # in the message corner, the right one in the info corner; the smaller
+        # inverted, R25), else the messages (a fumble, R41).
+        for p in (0, 1):
+            if sizes:
+                side = 0 if p == 0 else 1
+                nl = len(piles[side])
+                nr = len(piles[1 - side])
+                key = (1 << 24) | (nl << 8) | (2 if nl < nr else 0)
+                if keys[_MSG + p] != key:
+                    if left > 0:
+                        keys[_MSG + p] = key
+                        self._size(nl, nl < nr, MSG_X, p)
+                        left -= 1
+                        drew = True
+                    else:
+                        behind = True
+                key = (1 << 24) | (nr << 8) | (2 if nr < nl else 0)
+                if keys[_INFO + p] != key:
+                    if left > 0:
+                        keys[_INFO + p] = key
+                        self._size(nr, nr < nl, INFO_X, p)
+                        left -= 1
+                        drew = True
+                    else:
+                        behind = True
+            elif keys[_MSG + p] != msgs[p].seq:
+                if left > 0:
+                    keys[_MSG + p] = msgs[p].seq
+                    self._message(msgs[p], MSG_X, p)
+                    left -= 1
+                    drew = True
+                else:
+                    behind = True
+        # The stockpiles, then the spit stacks: a place of each player in turn.
+        if not slap:
+            for i in range(6):
+                for p in (0, 1):
+                    if i < 5:
+                        key = self._slot_key(game, p, cursors[p], i)
+                        k = _SLOT + p * 5 + i
+                    else:
+                        key = len(game.hand[p])
+                        k = _STACK + p
+                    if keys[k] != key:
+                        if left > 0:
+                            keys[k] = key
+                            if i < 5:
+                                self._slot(game.stock[p][i], game.down[p][i],
+                                           cursors[p] == i, i * SLOT_PITCH, p)
+                            else:
+                                self._stack(key, p)
+                            left -= 1
+                            drew = True
+                        else:
+                            behind = True
+        # The round and the points (or the attract mode's info).
+        if not sizes:
+            for p in (0, 1):
+                if info is not None:
+                    key = (1 << 22) | info.seq
+                else:
+                    pts = game.scores[p] if game.rules.points else -1
+                    key = (game.round & 0xFF) | ((pts + 1) << 8)
+                if keys[_INFO + p] != key:
+                    if left > 0:
+                        keys[_INFO + p] = key
+                        if info is not None:
+                            self._message(info, INFO_X, p)
+                        else:
+                            self._info(game.round, pts, p)
+                        left -= 1
+                        drew = True
+                    else:
+                        behind = True
+        self.behind = behind
+        if not behind:
+            self._burst = False
         return drew
 
-    def _band(self, game, p, cur):
-        """A player's stockpiles and spit stack; True if anything was drawn."""
-        keys = self._keys
-        drew = False
-        stock = game.stock[p]
-        down = game.down[p]
-        for i in range(5):
-            s = stock[i]
-            n = len(s)
-            key = 0
-            if n:
-                key = (s[-1] + 1) | (64 if down[i] else 0) | ((n - 1 if n < 64 else 63) << 7)
-            if cur == i:
-                key |= 1 << 13
-            if keys[_SLOT + p * 5 + i] != key:
-                keys[_SLOT + p * 5 + i] = key
-                self._slot(s, down[i], cur == i, i * SLOT_PITCH, p)
-                drew = True
-        n = len(game.hand[p])
-        if keys[_STACK + p] != n:
-            keys[_STACK + p] = n
-            self._stack(n, p)
-            drew = True
-        return drew
+    def _slot_key(self, game, p, cur, i):
+        s = game.stock[p][i]
+        n = len(s)
+        key = 0
+        if n:
+            key = (s[-1] + 1) | (64 if game.down[p][i] else 0) | ((n - 1 if n < 64 else 63) << 7)
+        if cur == i:
+            key |= 1 << 13
+        return key
 
     def _slot(self, s, is_down, cursor, x, rot):
         y = HALF_Y
@@ -644,10 +689,15 @@ class View:
         self._mark(x, y, MSG_W, CORNER_H, rot)
         # The words in the medium font, the numbers small (secondary), on one baseline.
         r = self._number(rnd, x + MSG_W - 1, y + 2, 1, rot)
-        self.med("ROUND", r - 2 - _ROUND_W, y, 1, rot)
+        lo = r - 2 - _ROUND_W
+        self.med("ROUND", lo, y, 1, rot)
         if pts >= 0:
             r = self._number(pts, x + MSG_W - 1, y + 10, 1, rot)
             self.med("PTS", r - 2 - _PTS_W, y + 8, 1, rot)
+        if lo < x:
+            # From round 10 the words start left of the corner, in the pile area's empty
+            # margin: the corner ends at its edge (the area, drawn first, stays).
+            self.fill_rect(lo, y, x - lo, CORNER_H, 0, rot)
 
     def _area(self, layout, npiles):
         self.fill_rect(AREA_X, 16, AREA_W, 32, 0, 0)

@@ -95,10 +95,11 @@ def lines_until(pico, done=b"DONE", guest_s=600, wall_s=3600):
         while b"\n" in buf:
             line, buf = buf.split(b"\n", 1)
             line = line.strip(b"\r\x04")
-            if line.startswith(b"Traceback") or b"Error" in line[:40]:
+            if line.startswith(b"Traceback") or (b"Error" in line[:40] and line[:2] != b"X "):
+                pico.run_for(200_000)          # the rest of the traceback
                 rest = buf + pico.drain_serial()
                 raise SystemExit("bench: the board raised: %s %s" % (
-                    line.decode(errors="replace"), rest.decode(errors="replace")[:400]))
+                    line.decode(errors="replace"), rest.decode(errors="replace")[:1200]))
             yield line.decode(errors="replace")
             if line.startswith(done):
                 return
@@ -165,9 +166,15 @@ def run_races(pico, trials_per, kind="gpio", gaps=GAPS_US, errors=None):
     return rows, latencies, tie_wins
 
 
+GAME_SCREEN = 1
+FRAME_GOALS = {"frame_ms": (16, 25), "press_to_pixels_ms": (35, 50)}   # p99, max
+GC_PAUSE_GOAL_MS = 5
+
+
 def run_play(pico, seconds, seed):
     """P0's buttons pressed by the host at seeded random moments during a game against
-    the hard CPU; -> the figures of the play session."""
+    the hard CPU; -> the raw figures of the session (frames with where their time went,
+    presses to pixels, the firmware's own collections)."""
     pico.keep_i2c = True
     pico.i2c_log.clear()
     pico.exec_start("import pico_bench_device as b\nb.play(%d, %d)\n" % (seconds, seed))
@@ -185,76 +192,120 @@ def run_play(pico, seconds, seed):
         edges += [(t, g, 0), (t + 50 * MS, g, 1)]
         presses.append((t, g))
     pico.schedule(edges)
-    frames = []                          # (start, end, screen, [press stamps])
-    saves = []
-    gcs = []
-    for line in lines_until(pico, b"DONE", guest_s=seconds + 60):
+    frames = []      # (start, end, screen, draw, show, bytes, cpu, save) ticks and µs
+    drained = []     # (stamp, player, button, frame)
+    gcs = []         # (frame after it, pause µs)
+    failed = []      # the frame in which the heap failed the game, if it did
+    done = None
+    for line in lines_until(pico, b"DONE", guest_s=seconds + 120):
         f = line.split()
         if f[0] == "F":
-            frames.append((int(f[1]), int(f[2]), int(f[3]), []))
-        elif f[0] == "E" and frames:
-            frames[-1][3].append((int(f[1]), int(f[2]), f[3]))
-        elif f[0] == "S":
-            saves.append((int(f[2]) - int(f[1])) % (1 << 30) / 1000.0)
-        elif f[0] == "G":
-            gcs.append((int(f[1]) / 1000.0, int(f[2])))
+            frames.append(tuple(int(x) for x in f[1:]))
+        elif f[0] == "E":
+            drained.append((int(f[1]), int(f[2]), f[3], int(f[4])))
+        elif f[0] == "C":
+            gcs.append((int(f[1]), int(f[2])))
+        elif f[0] == "DONE":
+            done = [int(x) for x in f[1:]]
+        elif f[0] == "X":
+            failed.append(int(f[2]))
     pico.exec_finish(guest_ms=5000)
-    play_frames = [(b - a) % (1 << 30) / 1000.0 for a, b, scr, _e in frames if scr == 1]
-    # What a frame's time goes to: the bytes it sent to the panel (bus time) or Python.
-    sent = sorted((t0, t1, len(data)) for t0, t1, addr, data, ok in pico.i2c_log)
-    by_bytes = {}
-    for a, b, scr, _e in frames:
-        if scr != 1:
-            continue
-        a_ns, b_ns = pico.guest_ns(a), pico.guest_ns(b)
-        n = 0
+    sent = sorted((a, b, len(data)) for a, b, addr, data, ok in pico.i2c_log)
+    pixel_ends = sorted(b for a, b, addr, data, ok in pico.i2c_log if data[:1] == b"\x40")
+    rows = []
+    j = 0
+    for fs, fe, scr, draw, show, nbytes, cpu, save in frames:
+        a_ns, b_ns = pico.guest_ns(fs), pico.guest_ns(fe)
+        while j < len(sent) and sent[j][1] < a_ns:
+            j += 1
         bus = 0
-        for t0, t1, size in sent:
-            if a_ns <= t0 and t1 <= b_ns + 1000:
-                n += size
-                bus += t1 - t0
-        key = "0" if n == 0 else "1-256" if n <= 256 else "257-512" if n <= 512 else "513+"
-        by_bytes.setdefault(key, []).append(((b - a) % (1 << 30) / 1000.0, bus / 1e6))
+        k = j
+        while k < len(sent) and sent[k][0] <= b_ns:
+            bus += sent[k][1] - sent[k][0]
+            k += 1
+        ms = (fe - fs) % (1 << 30) / 1000.0
+        rows.append({"ms": ms, "screen": scr, "draw": draw / 1000.0, "show": show / 1000.0,
+                     "bus": bus / 1e6, "bytes": nbytes, "cpu": cpu / 1000.0,
+                     "save": save / 1000.0,
+                     "rules": max(0.0, ms - (draw + show + cpu + save) / 1000.0)})
     # Edge -> stamp, and edge -> end of the I2C transfer of the frame that shows the result.
-    ends = sorted(t1 for _t0, t1, addr, data, ok in pico.i2c_log if data[:1] == b"\x40")
     latency = []
     to_pixels = []
-    k = 0
+    seen = 0
     for edge_ns, gpio in presses:
         edge_ticks = pico.ticks_us(edge_ns)
-        for i, (fs, fe, _scr, evs) in enumerate(frames):
-            hit = [e for e in evs if e[1] == 0 and abs(((e[0] - edge_ticks + (1 << 29)) % (1 << 30))
-                                                          - (1 << 29)) < 5000]
-            if not hit:
-                continue
-            stamp = hit[0][0]
-            latency.append(_wrap(stamp - edge_ticks) - (edge_ns % US) / 1000.0)
-            shown = i
-            if gpio == board.P0_B:      # a play is decided WINDOW_US after its touch
-                while shown < len(frames) and ((frames[shown][0] - stamp) % (1 << 30)) < 2000:
-                    shown += 1
-            if shown < len(frames) and frames[shown][2] == 1:     # shown on the game screen
-                end_ns = _frame_end_ns(pico, frames[shown][1], ends)
-                if end_ns is not None:
-                    to_pixels.append((end_ns - edge_ns) / 1e6)
-            k += 1
-            break
-    return {
-        "frame_ms": summary(play_frames),
-        "frame_ms_by_bytes_sent": {k: {"frames": len(v), "frame": summary([x for x, _b in v]),
-                                       "bus": summary([b for _x, b in v])}
-                                   for k, v in sorted(by_bytes.items())},
-        "press_latency_us": summary(latency),
-        "press_to_pixels_ms": summary(to_pixels, ("p50", "p99", "max")),
-        "peak_heap": max(a for _p, a in gcs) if gcs else None,
-        "gc_pause_ms": summary([p for p, _a in gcs], ("p50", "max"), 2),
-        "save_ms": summary(saves, ("p50", "max")),
-        "frames": len(frames),
-        "play_frames": len(play_frames),
-        "presses": len(presses),
-        "presses_seen": k,
-        "saves": len(saves),
+        hit = [e for e in drained if e[1] == 0 and abs(_wrap(e[0] - edge_ticks)) < 5000]
+        if not hit:
+            continue
+        seen += 1
+        stamp, _p, _b, i = hit[0]
+        latency.append(_wrap(stamp - edge_ticks) - (edge_ns % US) / 1000.0)
+        shown = i
+        if gpio == board.P0_B:      # a play is decided WINDOW_US after its touch
+            while shown < len(frames) and _wrap(frames[shown][0] - stamp) < 2000:
+                shown += 1
+        if shown < len(frames) and frames[shown][2] == GAME_SCREEN:
+            end_ns = _frame_end_ns(pico, frames[shown][1], pixel_ends)
+            if end_ns is not None:
+                to_pixels.append((end_ns - edge_ns) / 1e6)
+    return {"seed": seed, "rows": rows, "latency": latency, "to_pixels": to_pixels,
+            "gc_us": [us for _f, us in gcs], "presses": len(presses), "presses_seen": seen,
+            "gc_runs": done[1] if done else None, "memory_error_at_frame": failed,
+            "seconds": seconds}
+
+
+def play_figures(sessions):
+    """The figures of several play sessions together (p99s over all their presses)."""
+    rows = [r for s in sessions for r in s["rows"]]
+    game = [r for r in rows if r["screen"] == GAME_SCREEN and r["save"] == 0]
+    saving = [r for r in rows if r["save"] > 0]
+    by_bytes = {}
+    for r in game:
+        n = r["bytes"]
+        key = "0" if n == 0 else "1-128" if n <= 128 else "129-256" if n <= 256 else \
+            "257-384" if n <= 384 else "385+"
+        by_bytes.setdefault(key, []).append(r)
+    parts = ("draw", "show", "bus", "cpu", "rules")
+    out = {
+        "frame_ms": summary([r["ms"] for r in game]),
+        "frame_ms_all_screens": summary([r["ms"] for r in rows if r["save"] == 0]),
+        "frame_parts_ms": {p: summary([r[p] for r in game], ("p50", "p99", "max"), 2)
+                           for p in parts},
+        "frame_bytes": summary([r["bytes"] for r in game], ("p50", "p99", "max"), 0),
+        "frame_ms_by_bytes_sent": {
+            k: {"frames": len(v), "frame": summary([r["ms"] for r in v]),
+                "bus": summary([r["bus"] for r in v]),
+                "draw": summary([r["draw"] for r in v]),
+                "cpu": summary([r["cpu"] for r in v])}
+            for k, v in sorted(by_bytes.items())},
+        "press_latency_us": summary([x for s in sessions for x in s["latency"]]),
+        "press_to_pixels_ms": summary([x for s in sessions for x in s["to_pixels"]]),
+        "press_to_pixels_ms_by_seed": {str(s["seed"]): summary(s["to_pixels"])
+                                       for s in sessions},
+        "gc_pause_ms": summary([us / 1000.0 for s in sessions for us in s["gc_us"]],
+                               ("p50", "max"), 2),
+        "gc_runs": sum(len(s["gc_us"]) for s in sessions),
+        "save_frames_ms": summary([r["ms"] for r in saving], ("p50", "max")),
+        "save_ms": summary([r["save"] for r in saving], ("p50", "max")),
+        "frames": len(rows),
+        "play_frames": len(game),
+        "presses": sum(s["presses"] for s in sessions),
+        "presses_seen": sum(s["presses_seen"] for s in sessions),
+        "presses_shown": sum(len(s["to_pixels"]) for s in sessions),
+        "saves": len(saving),
+        "seeds": [s["seed"] for s in sessions],
+        "seconds_per_seed": sessions[0]["seconds"] if sessions else None,
+        "memory_errors": {str(s["seed"]): s["memory_error_at_frame"][0]
+                          for s in sessions if s["memory_error_at_frame"]},
     }
+    goals = {}
+    for key, (p99, mx) in FRAME_GOALS.items():
+        v = out[key]
+        goals[key] = v["p99"] is not None and v["p99"] <= p99 and v["max"] <= mx
+    goals["gc_pause_ms"] = out["gc_pause_ms"]["max"] is not None and \
+        out["gc_pause_ms"]["max"] <= GC_PAUSE_GOAL_MS
+    out["frame_goals"] = goals
+    return out
 
 
 def _frame_end_ns(pico, end_ticks, ends):
@@ -524,8 +575,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--firmware")
     ap.add_argument("--trials", type=int, default=6, help="races per gap, pin map and order")
-    ap.add_argument("--play-s", type=int, default=45)
-    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--play-s", type=int, default=20, help="seconds of play per seed")
+    ap.add_argument("--seed", type=int, default=7, help="the races' seed")
+    ap.add_argument("--seeds", default="1,2,3,4,5,6,7,8,9",
+                    help="the play sessions' seeds (comma-separated; each a game)")
+    ap.add_argument("--only-play", action="store_true",
+                    help="only the play sessions: frames, presses to pixels, collections")
     ap.add_argument("--no-sim", action="store_true", help="skip the whole-game pico-sim")
     ap.add_argument("--only-pio", action="store_true",
                     help="only the PIO capture's figures (beside the GPIO capture's)")
@@ -533,9 +588,16 @@ def main(argv=None):
     fw = find_firmware(args.firmware)
     import tempfile
     wall0 = time.monotonic()
+    seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
     with tempfile.TemporaryDirectory() as tmp:
         pico = make_pico(fw, tmp)
         try:
+            if args.only_play:
+                play = play_figures([run_play(pico, args.play_s, sd) for sd in seeds])
+                play["wall_s_play"] = round(time.monotonic() - wall0, 1)
+                write(play)
+                print_play_tables(play)
+                return
             pio = run_pio(pico, args)
             if args.only_pio:
                 pio["wall_s_pio"] = round(time.monotonic() - wall0, 1)
@@ -543,7 +605,7 @@ def main(argv=None):
                 print_pio_tables(pio)
                 return
             rows, race_lat, tie_wins = run_races(pico, args.trials)
-            play = run_play(pico, args.play_s, args.seed)
+            play = play_figures([run_play(pico, args.play_s, sd) for sd in seeds])
         finally:
             pico.close()
     races = []
@@ -637,6 +699,57 @@ def print_pio_tables(r):
                                     for k, v in sorted(r["pio_goals"].items())))
 
 
+def print_play_tables(r):
+    print("Play on the emulated Pico: seeds %s, P0 pressed by the host, P1 the hard CPU; "
+          "%d frames (%d on the game screen without a save), %d presses (%d seen, %d shown)"
+          % (",".join(str(x) for x in r["seeds"]), r["frames"], r["play_frames"],
+             r["presses"], r["presses_seen"], r["presses_shown"]))
+    if r["memory_errors"]:
+        print("MemoryError (seed: frame): %s" % r["memory_errors"])
+    print("| measure | p50 | p99 | max | goal |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    for key, unit in (("press_latency_us", "µs"), ("frame_ms", "ms"),
+                      ("frame_ms_all_screens", "ms"), ("press_to_pixels_ms", "ms")):
+        v = r[key]
+        goal = ""
+        if key in FRAME_GOALS:
+            goal = "p99 <= %d, max <= %d: %s" % (FRAME_GOALS[key] + (
+                "met" if r["frame_goals"][key] else "MISSED",))
+        print("| %s (%s) | %s | %s | %s | %s |" % (key, unit, v.get("p50"), v.get("p99"),
+                                                   v.get("max"), goal))
+    print("| gc_pause_ms (%d collections, between frames) | %s | | %s | max <= %d: %s |" % (
+        r["gc_runs"], r["gc_pause_ms"]["p50"], r["gc_pause_ms"]["max"], GC_PAUSE_GOAL_MS,
+        "met" if r["frame_goals"]["gc_pause_ms"] else "MISSED"))
+    print("| frames with a flash save (%d): frame ms / save ms | %s / %s | | %s / %s | |" % (
+        r["saves"], r["save_frames_ms"]["p50"], r["save_ms"]["p50"],
+        r["save_frames_ms"]["max"], r["save_ms"]["max"]))
+    for s, v in sorted(r["press_to_pixels_ms_by_seed"].items()):
+        print("| press_to_pixels_ms, seed %s | %s | %s | %s | |" % (s, v["p50"], v["p99"],
+                                                                  v["max"]))
+    print()
+    print("Where a game-screen frame's time goes (ms; bus: the I2C transfers' own time, "
+          "inside the display port's)")
+    print("| part | p50 | p99 | max |")
+    print("| --- | ---: | ---: | ---: |")
+    names = {"draw": "drawing (view)", "show": "display port (I2C writes)",
+             "bus": "of it, bus time", "cpu": "CPU player (its poll)",
+             "rules": "the rest: input, rules, timers, recording"}
+    for p in ("draw", "show", "bus", "cpu", "rules"):
+        v = r["frame_parts_ms"][p]
+        print("| %s | %s | %s | %s |" % (names[p], v["p50"], v["p99"], v["max"]))
+    v = r["frame_bytes"]
+    print("| bytes sent to the panel | %s | %s | %s |" % (v["p50"], v["p99"], v["max"]))
+    print()
+    print("| bytes sent | frames | frame p50 / p99 / max | bus p50 / max | draw p50 / max "
+          "| CPU p50 / max |")
+    print("| --- | ---: | --- | --- | --- | --- |")
+    for k, v in r["frame_ms_by_bytes_sent"].items():
+        print("| %s | %d | %s / %s / %s | %s / %s | %s / %s | %s / %s |" % (
+            k, v["frames"], v["frame"]["p50"], v["frame"]["p99"], v["frame"]["max"],
+            v["bus"]["p50"], v["bus"]["max"], v["draw"]["p50"], v["draw"]["max"],
+            v["cpu"]["p50"], v["cpu"]["max"]))
+
+
 def print_tables(r):
     print("Races on the emulated Pico (GPIO-IRQ capture + arbiter), both players first, "
           "both pin maps")
@@ -649,21 +762,7 @@ def print_tables(r):
     print("misordered_over_us: %s   same-instant ties won: P0 %d, P1 %d" % (
         r["misordered_over_us"], r["tie_wins"]["p0"], r["tie_wins"]["p1"]))
     print()
-    print("| measure | p50 | p99 | max |")
-    print("| --- | ---: | ---: | ---: |")
-    for key, unit in (("irq_latency_us", "µs"), ("irq_latency_in_play_us", "µs"),
-                      ("frame_ms", "ms"), ("press_to_pixels_ms", "ms")):
-        v = r[key]
-        print("| %s (%s) | %s | %s | %s |" % (key, unit, v.get("p50"), v.get("p99"), v.get("max")))
-    print("| gc_pause_ms | %s | | %s |" % (r["gc_pause_ms"]["p50"], r["gc_pause_ms"]["max"]))
-    for k, v in r["frame_ms_by_bytes_sent"].items():
-        print("| frame_ms, %s bytes sent (%d frames; of it I2C p50 %s) | %s | %s | %s |" % (
-            k, v["frames"], v["bus"]["p50"], v["frame"]["p50"], v["frame"]["p99"],
-            v["frame"]["max"]))
-    print("| save_ms | %s | | %s |" % (r["save_ms"]["p50"], r["save_ms"]["max"]))
-    print("peak_heap: %s bytes   frames: %d (%d in play)   presses: %d (%d seen)   saves: %d"
-          % (r["peak_heap"], r["frames"], r["play_frames"], r["presses"], r["presses_seen"],
-             r["saves"]))
+    print_play_tables(r)
     if "pico_sim" in r:
         print(r["pico_sim"])
 

@@ -5,16 +5,15 @@
 #   races(pins, trials, window_us)   the capture and the arbiter deciding P0 against P1
 #                                    (kind="pio": the PIO capture instead of the GPIO IRQ)
 #   play(seconds, seed)              the app on the real ports, P0 pressed by the host,
-#                                    P1 the CPU: frame times, stamps, heap, GC, saves
+#                                    P1 the CPU: frame times and where they go, stamps,
+#                                    the firmware's own collections, saves
 #   irq_off(kind, windows)           presses while interrupts are off for 20 ms
 #   storm(kind, storms)              50-edge bounce storms with a clean press inside
 #   cpu(kind, ms)                    CPU time the capture takes per edge and per frame
 #
-# Output lines: "R trial winner reason t0 t1" per race, "F start end screen" per frame
-# followed by "E t player button" for each press that frame drained, "S start end" per save, "G pause_us alloc"
-# per heap sample, "DONE" at the end.
+# Output lines: "R trial winner reason t0 t1" per race; play() prints its own at the
+# end (see there); "DONE" at the end.
 
-import gc
 import time
 
 from shared_rules.arbiter import Arbiter
@@ -104,10 +103,23 @@ class _NoWatchdog:
         pass
 
 
-def play(seconds, seed, cpu_level=3, heap_every=15):
+def _zeros(n, kind="i"):
+    # One allocation: MicroPython's array() takes a bytearray's bytes as they are.
+    from array import array
+    return array(kind, bytearray(n * (4 if kind == "i" else 2 if kind == "H" else 1)))
+
+
+def _us16(us):
+    return us if us < 65535 else 65535
+
+
+def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
     """The app on the board's real ports for `seconds` of play: P0 human (the host
-    presses its pins), P1 the CPU, stepped by firmware.main's own loop (with app.step
-    timed and the input and saves logged around it)."""
+    presses its pins), P1 the CPU, stepped by firmware.main's own loop. The probe only
+    reads clocks and counters into preallocated arrays; the firmware collects its
+    garbage itself (firmware.main.collect). Everything is printed at the end:
+    "F start end screen draw show bytes cpu save" a frame, "E t player button frame" a
+    press, "C frame pause_us" a collection, then DONE."""
     import machine
     from firmware import main as fm
     from firmware.hw import board
@@ -115,59 +127,153 @@ def play(seconds, seed, cpu_level=3, heap_every=15):
     from firmware.hw.storage import FileStorage
     from firmware.hw.clock import Clock
     from shared_rules.game import Rules
+    ticks_us = time.ticks_us
+    ticks_diff = time.ticks_diff
+    # 17 bytes a frame (start ticks; durations in µs up to 65,535, saves in 4 µs units):
+    # about 13 KB of heap for 20 s of play, said in the docs.
+    n = max_frames or seconds * 36 + 60
+    m = max_presses or seconds * 4 + 20
+    f_start = _zeros(n)
+    f_end, f_draw, f_show, f_bytes, f_cpu, f_save = [_zeros(n, "H") for _ in range(6)]
+    f_screen = _zeros(n, "B")
+    e_t, e_code, e_frame = _zeros(m), _zeros(m, "B"), _zeros(m, "H")
+    g_frame, g_us = _zeros(64, "H"), _zeros(64, "H")
+    h_alloc = _zeros(n) if heap else None
+    k = [0, 0, 0, 0]                   # frames, presses, collections, runs seen
+    acc = [0, 0, 0, 0]                 # this frame: show us, cpu us, save us, in a draw
     pins, scheme = board.button_pins()
     display, buttons, buzzer = board.build_hardware(machine, pins)
     storage = FileStorage(fm.STORAGE_PATH)
     save = storage.save
 
     def timed_save(d):
-        t0 = time.ticks_us()
+        t0 = ticks_us()
         save(d)
-        print("S %d %d" % (t0, time.ticks_us()))
+        acc[2] += ticks_diff(ticks_us(), t0)
     storage.save = timed_save
+    show_spans = display.show_spans
+
+    def timed_show(spans, budget=None):
+        t0 = ticks_us()
+        r = show_spans(spans) if budget is None else show_spans(spans, budget)
+        acc[0] += ticks_diff(ticks_us(), t0)
+        return r
+    display.show_spans = timed_show
     drain = buttons.drain
-    pressed = []
+    codes = "ABLRUD"
 
     def logged_drain(out=None, poll=True):
-        n = len(out) if out is not None else 0
+        j = len(out) if out is not None else 0
         got = drain(out, poll)
-        for e in got[n:]:
-            if e[3]:
-                pressed.append(e)
+        for e in got[j:]:
+            if e[3] and k[1] < m and e[1] < 2:
+                i = k[1]
+                e_t[i] = e[0]
+                e_code[i] = e[1] * 8 + codes.find(e[2]) if isinstance(e[2], str) else \
+                    e[1] * 8 + e[2]
+                e_frame[i] = k[0]
+                k[1] = i + 1
         return got
     buttons.drain = logged_drain
     app = App(Ports(buttons, display, buzzer, storage, Clock()), scheme=scheme,
-              now_us=time.ticks_us())
+              now_us=ticks_us())
     step = app.step
+    draw = app._draw
+
+    def timed_draw():
+        t0 = ticks_us()
+        s0 = acc[0]
+        r = draw()
+        f_draw[k[0]] = _us16(ticks_diff(ticks_us(), t0) - (acc[0] - s0))
+        return r
+    app._draw = timed_draw
+    bytes0 = [display.bytes_sent]
 
     def timed_step(now):
-        step(now)
-        print("F %d %d %d" % (now, time.ticks_us(), app.screen))
-        for e in pressed:
-            print("E %d %d %s" % (e[0], e[1], e[2]))
-        del pressed[:]
+        i = k[0]
+        f_start[i] = now
+        f_draw[i] = 0
+        return step(now)
     app.step = timed_step
-    t = time.ticks_us()
+    wrapped = [None]
+
+    def wrap_cpu():
+        tb = app.table
+        wrapped[0] = tb
+        if tb is None:
+            return
+        for seat in tb.seats:
+            if not seat.human:
+                poll = seat.poll
+
+                def timed_poll(now_us, out, poll=poll):
+                    t0 = ticks_us()
+                    poll(now_us, out)
+                    acc[1] += ticks_diff(ticks_us(), t0)
+                seat.poll = timed_poll
+    t = ticks_us()
     print("START %d" % t)
     app.start_game(seed, Rules(), (None, cpu_level), t)
+    wrap_cpu()
+    acc[2] = 0                         # the first deal's save came before any frame
     end = time.ticks_add(t, seconds * 1000000)
-    count = [0]
 
     def probe(_app):
-        count[0] += 1
-        if count[0] % heap_every == 0:
-            g0 = time.ticks_us()
-            gc.collect()
-            print("G %d %d" % (time.ticks_diff(time.ticks_us(), g0), gc.mem_alloc()))
-        if time.ticks_diff(time.ticks_us(), end) >= 0:
+        i = k[0]
+        t_end = ticks_us()
+        f_end[i] = _us16(ticks_diff(t_end, f_start[i]))
+        f_screen[i] = app.screen
+        f_show[i] = _us16(acc[0])
+        f_cpu[i] = _us16(acc[1])
+        f_save[i] = _us16(acc[2] >> 2)
+        b = display.bytes_sent
+        f_bytes[i] = b - bytes0[0]
+        bytes0[0] = b
+        acc[0] = acc[1] = acc[2] = 0
+        if getattr(fm, "gc_runs", 0) != k[3] and k[2] < 64:
+            k[3] = fm.gc_runs
+            g_frame[k[2]] = i
+            g_us[k[2]] = _us16(fm.gc_last_us)
+            k[2] += 1
+        if heap:
+            import gc
+            h_alloc[i] = gc.mem_alloc()
+        k[0] = i + 1
+        if app.table is not wrapped[0]:
+            wrap_cpu()
+        if k[0] >= n or ticks_diff(t_end, end) >= 0:
             raise _Done()
+    t_gc = getattr(fm, "gc_runs", 0)     # (a firmware that collects nothing itself: 0)
+    failed = 0
     try:
         fm.loop(app, display, buttons, buzzer, _NoWatchdog(), False, probe)
     except _Done:
         pass
+    except MemoryError:
+        # The heap could not give a block (fragmented): the session ends here and says
+        # so; the frames so far are kept.
+        failed = k[0] + 1
     buttons.stop()
     buzzer.stop()
-    print("DONE %d" % count[0])
+    if getattr(fm, "gc_runs", 0) != k[3] and k[2] < 64:   # after the last frame
+        g_frame[k[2]] = k[0]
+        g_us[k[2]] = _us16(fm.gc_last_us)
+        k[2] += 1
+    for i in range(k[0]):
+        print("F %d %d %d %d %d %d %d %d" % (f_start[i], (f_start[i] + f_end[i]) & 0x3FFFFFFF,
+                                             f_screen[i],
+                                             f_draw[i], f_show[i], f_bytes[i], f_cpu[i],
+                                             f_save[i] << 2))
+    for i in range(k[1]):
+        print("E %d %d %s %d" % (e_t[i], e_code[i] >> 3, codes[e_code[i] & 7], e_frame[i]))
+    for i in range(k[2]):
+        print("C %d %d" % (g_frame[i], g_us[i]))
+    if heap:
+        for i in range(k[0]):
+            print("H %d %d" % (i, h_alloc[i]))
+    if failed:
+        print("X MemoryError %d" % (failed - 1))
+    print("DONE %d %d %d" % (k[0], getattr(fm, "gc_runs", 0) - t_gc, getattr(fm, "gc_max_us", 0)))
 
 
 def irq_off(kind, windows, off_us=20000):

@@ -6,6 +6,13 @@
 # redrew: for each 8-row page, the columns from its first to its last drawn one (a whole
 # page is 128 bytes, ~2.9 ms at 400 kHz; a full frame ~23 ms). show() sends everything.
 #
+# A write holds the chip until the bus has carried it, so one show_spans() sends at most
+# SEND_BUDGET bytes and keeps the rest for the next call (`behind`; flush() sends the
+# next share): the whole screen takes four calls, not one 26 ms frame. The pages go
+# in pairs, a page of player 0's half with the same page of player 1's (the half turned
+# 180°), so both players see a change at the same moment; the pile area first (the
+# card played), then the stockpile bands (the slap banners, R25), then the corners.
+#
 # The panel is on four wires a pupil plugged in, so it may be missing, come loose or
 # glitch. No I2C error ever leaves this port: a failed transfer is counted (`errors`),
 # `ok` goes False, and every RETRY_SHOWS shows the port tries again (the driver, then
@@ -22,6 +29,8 @@ except ImportError:  # CPython (tests)
 _SET_COL_ADDR = 0x21
 _SET_PAGE_ADDR = 0x22
 RETRY_SHOWS = 30          # about a second of frames between two attempts at a dead panel
+SEND_BUDGET = 256         # bytes a show_spans() sends (~6 ms of the 400 kHz bus)
+_PAIRS = (3, 4, 6, 1, 7, 0, 5, 2)   # page pairs in the order they are sent
 
 
 def free_bus(machine, sda, scl, half_us=5):
@@ -78,6 +87,9 @@ class Display:
         self.problem = None            # why the panel cannot be used, for the serial log
         self._wait = 0
         self._full = False
+        self._owed = bytearray(2 * self.pages)   # per page: columns not sent yet
+        self.behind = False
+        self._forget()
         if driver is not None:
             self._attach(driver)
         else:
@@ -133,38 +145,75 @@ class Display:
             w(p0)
             w(p1)
 
-    def show(self):
-        """Send the whole picture."""
-        self._full = True
-        return self.show_spans(None)
+    def _forget(self):
+        owed = self._owed
+        for p in range(self.pages):
+            owed[2 * p] = 255
+            owed[2 * p + 1] = 0
+        self.behind = False
 
-    def show_spans(self, spans):
+    def show(self):
+        """Send the whole picture (at once: after the panel came back)."""
+        self._full = True
+        return self.show_spans(None, 0)
+
+    def flush(self):
+        """Send the next share of what earlier calls left (see `behind`)."""
+        return self.show_spans(b"", SEND_BUDGET)
+
+    def show_spans(self, spans, budget=SEND_BUDGET):
         """spans: 2 bytes a page, the first and last column to send (first > last:
-        nothing changed there), as view.View keeps them; None: everything. Returns
-        False if the panel could not be reached (the picture is kept for later)."""
+        nothing changed there), as view.View keeps them; None: everything; b"": only
+        what is owed. Sends at most `budget` bytes (at least one pair of pages; 0: no
+        limit), the rest on later calls. Returns False if the panel could not be
+        reached (the picture is kept for later)."""
+        w = self.width
+        owed = self._owed
+        everything = self._full or spans is None
+        for p in range(self.pages):
+            if everything:
+                owed[2 * p] = 0
+                owed[2 * p + 1] = w - 1
+            elif spans:
+                if spans[2 * p] < owed[2 * p]:
+                    owed[2 * p] = spans[2 * p]
+                if spans[2 * p + 1] > owed[2 * p + 1]:
+                    owed[2 * p + 1] = spans[2 * p + 1]
+        self._full = False
+        self.behind = True
         if not self.ok:
             if self._wait > 0:
                 self._wait -= 1
                 return False
             if not self._revive():
                 return False
-        full = self._full
-        w = self.width
+            if self._full:             # the panel came back: all of it
+                return self.show_spans(None, 0)
+        sent = 0
         try:
-            for p in range(self.pages):
-                if full or spans is None:
-                    x0 = 0
-                    x1 = w - 1
-                else:
-                    x0 = spans[2 * p]
-                    x1 = spans[2 * p + 1]
+            for k in range(0, len(_PAIRS), 2):
+                pa = _PAIRS[k]
+                pb = _PAIRS[k + 1]
+                na = owed[2 * pa + 1] - owed[2 * pa] + 1
+                nb = owed[2 * pb + 1] - owed[2 * pb] + 1
+                n = (na if na > 0 else 0) + (nb if nb > 0 else 0)
+                if n == 0:
+                    continue
+                if budget and sent and sent + n > budget:
+                    return True
+                for p in (pa, pb):
+                    x0 = owed[2 * p]
+                    x1 = owed[2 * p + 1]
                     if x0 > x1:
                         continue
-                self._window(x0, x1, p, p)
-                o = p * w
-                self.oled.write_data(self._mv[o + x0:o + x1 + 1])
-                self.pages_sent += 1
-                self.bytes_sent += x1 - x0 + 1
+                    self._window(x0, x1, p, p)
+                    o = p * w
+                    self.oled.write_data(self._mv[o + x0:o + x1 + 1])
+                    owed[2 * p] = 255
+                    owed[2 * p + 1] = 0
+                    self.pages_sent += 1
+                    self.bytes_sent += x1 - x0 + 1
+                sent += n
         except OSError:
             # A loose wire or a glitch: the game goes on; retry on a later frame.
             self.errors += 1
@@ -173,7 +222,7 @@ class Display:
             self._full = True
             self._wait = RETRY_SHOWS
             return False
-        self._full = False
+        self.behind = False
         return True
 
     def contrast(self, level):

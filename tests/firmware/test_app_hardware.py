@@ -24,9 +24,10 @@ def test_hw_layer_under_cpython(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     lines = results(p.stdout)
     disp, buz, sto = lines
-    # one window command and one data write a page: page 0 (x 100-102), page 6 (x 10-17)
-    assert disp.startswith("RESULT display cmd:0 33 100 102 34 0 0,data:64 ")
-    assert ",cmd:0 33 10 17 34 6 6,data:64 " in disp
+    # one window command and one data write a page: page 6 (x 10-17), then page 0
+    # (x 100-102): player 0's band goes with player 1's (pages 6 and 1) before 7 and 0
+    assert disp.startswith("RESULT display cmd:0 33 10 17 34 6 6,data:64 ")
+    assert ",cmd:0 33 100 102 34 0 0,data:64 " in disp
     assert "ok=True pages=2 bytes=11" in disp
     # buzzer: 440 Hz at once, a rest after 10 ms, 880 Hz after 5 more, silence at the end
     assert buz == "RESULT buzzer d0,f440,d32768,d0,f880,d32768,d0"

@@ -14,6 +14,7 @@ from tests.helpers import layout
 
 MS = 1000
 RACE_NOTE_US = 250 * MS        # a slap this close after the decisive one lost a race
+from firmware.screens.summary import MIN_US as SUMMARY_MIN_US  # noqa: E402
 
 
 class ClockedStorage(MemoryStorage):
@@ -90,3 +91,32 @@ def test_in_whole_games_every_save_waits_until_no_race_is_open():
         for s in slaps:
             d = ticks_diff(now, s)
             assert not 0 <= d < RACE_NOTE_US, "a save %d ms after a slap" % (d // MS)
+
+
+def test_no_save_in_the_frame_that_draws_a_new_screen():
+    # A flash write takes tens of ms on the device, a whole new screen about as much:
+    # never both in one frame. A rematch saves the new game's first deal and shows the
+    # table; the save's frame draws nothing, the table begins in the next.
+    st = ClockedStorage()
+    r = rig(st)
+    app = r.app
+    saves = []
+    shows = []
+    save = st.save
+    st.save = lambda d: (saves.append(app.frames), save(d))
+    show = r.disp.show_spans
+    r.disp.show_spans = lambda s: (shows.append(app.frames), show(s))
+    r.frames(1)
+    app.start_game(14, Rules(), (3, 3), r.clock.now)
+    r.until(lambda a: a.screen == A.OVER_SCREEN)
+    r.frames(60)
+    before = len(saves)
+    while app.screen != A.GAME:                    # REMATCH, then on at once
+        r.tap(0, "B", frames=1)
+        assert app.frames < 100000
+    assert len(saves) > before
+    for frame in saves[before:]:
+        assert frame not in shows, "a save and a picture in frame %d" % frame
+    r.frames(10)
+    assert saves[-1] + 1 in shows                  # the table begins the next frame
+    assert not app.view.behind and r.disp.span_errors == 0

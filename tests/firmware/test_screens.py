@@ -224,7 +224,10 @@ def test_r42_the_app_goes_from_the_last_play_to_game_over_with_no_slap():
 def draw(game, cursors=(0, 0), msgs=None, slap_bar=-1):
     buf = bytearray(1024)
     v = V.View(framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB))
-    v.game(game, list(cursors), msgs or [V.Message(), V.Message()], slap_bar)
+    msgs = msgs or [V.Message(), V.Message()]
+    v.game(game, list(cursors), msgs, slap_bar)
+    while v.behind:                  # the whole table, spread over calls (DRAW_BUDGET)
+        v.game(game, list(cursors), msgs, slap_bar)
     return buf
 
 

@@ -145,6 +145,8 @@ def draw_table(game, cursors=(0, 0), msgs=None, bars=(-1, -1)):
     if msgs is None:
         msgs = [V.Message(), V.Message()]
     v.game(game, list(cursors), msgs, list(bars))
+    while v.behind:                  # the whole table, spread over calls (DRAW_BUDGET)
+        v.game(game, list(cursors), msgs, list(bars))
     return buf, v
 
 

@@ -81,7 +81,7 @@ def display_case():
     out = []
     for kind, addr, data in i2c.writes:
         out.append("%s:%s" % (kind, " ".join(["%d" % b for b in data[:8]])))
-    ok = d.buffer[6 * 128 + 10:6 * 128 + 18] == i2c.writes[-1][2][1:]
+    ok = d.buffer[6 * 128 + 10:6 * 128 + 18] == i2c.writes[1][2][1:]   # page 6: sent first
     print("RESULT display %s ok=%s pages=%d bytes=%d" % (",".join(out), ok, d.pages_sent, d.bytes_sent))
 
 

@@ -1,0 +1,181 @@
+"""firmware.main.loop, the device's loop, on the host: the app on the rig's ports, the
+loop's clock a simulated one (its time module replaced), stopped by its probe.
+
+- A press drained before its first-touch window has passed (R18-R19) is decided as
+  soon as the window allows, not a whole frame later.
+- A redraw spread over steps (view.DRAW_BUDGET, the display's SEND_BUDGET) goes on at
+  once, not at the next frame.
+- Garbage is collected between frames, never while a press waits for its decision or a
+  slap is open, never close to the next frame."""
+import gc
+
+import pytest
+
+from desktop_emulator import framebuf
+from firmware import main as fm
+from firmware.app import FRAME_US, GAME
+from host.ports import ScriptInput
+from host.rig import Rig
+from shared_rules.arbiter import ticks_add, ticks_diff
+from shared_rules.game import Rules, PLAY
+from shared_rules.pad import main_action
+
+
+class SimTime:
+    """The time module the loop sees: the rig's clock; sleep moves it on."""
+
+    def __init__(self, clock):
+        self.clock = clock
+        self.ticks_diff = ticks_diff
+        self.ticks_add = ticks_add
+
+    def ticks_us(self):
+        return self.clock.ticks_us()
+
+    def sleep_ms(self, ms):
+        self.clock.advance(ms * 1000)
+
+
+class RingInput(ScriptInput):
+    """The rig's input with the ring's pending(): a press has come and is not drained."""
+
+    def pending(self):
+        now = self.clock.ticks_us()
+        return any(e[3] and ticks_diff(e[0], now) <= 0 for e in self.queue)
+
+    kind = "sim"
+    errors = rearmed = 0
+
+    def check(self):
+        pass
+
+
+class Quiet:
+    ok = True
+
+    def step(self, now):
+        pass
+
+    def play(self, tune):
+        pass
+
+    def stop(self):
+        pass
+
+    def feed(self):
+        pass
+
+    def check(self):
+        pass
+
+    errors = rearmed = 0
+    kind = "sim"
+
+
+class Stop(Exception):
+    pass
+
+
+def _playing_rig():
+    r = Rig(framebuf)
+    inp = RingInput(r.clock)
+    r.app.ports.input = inp
+    r.inp = inp
+    app = r.app
+    app.start_game(3, Rules(), (None, None), r.clock.now)
+    t = r.clock.advance(FRAME_US)
+    inp.press(t, 0, "B")
+    inp.press(t + 5000, 1, "B")
+    for _ in range(100):
+        app.step(r.clock.advance(FRAME_US))
+        if app.game.phase == PLAY and not app.view.behind:
+            break
+    assert app.game.phase == PLAY
+    for _ in range(5):                      # a card of player 0 that plays (R17)
+        if app.game.why_not(main_action(app.game, 0, app.pads[0].cursor)) is None:
+            break
+        inp.press(r.clock.advance(FRAME_US), 0, "A", 20000)
+        for _ in range(3):
+            app.step(r.clock.advance(FRAME_US))
+    assert app.game.why_not(main_action(app.game, 0, app.pads[0].cursor)) is None
+    for _ in range(3):
+        app.step(r.clock.advance(FRAME_US))
+    return r
+
+
+def _run_loop(r, monkeypatch, until_us, on_frame=None):
+    monkeypatch.setattr(fm, "time", SimTime(r.clock))
+    end = ticks_add(r.clock.ticks_us(), until_us)
+    q = Quiet()
+    r.app.ports.display.ok = True            # the host's panel is always there
+
+    def probe(app):
+        if on_frame is not None:
+            on_frame(app)
+        if ticks_diff(r.clock.ticks_us(), end) >= 0:
+            raise Stop()
+    with pytest.raises(Stop):
+        fm.loop(r.app, r.app.ports.display, r.inp, q, q, False, probe)
+
+
+def test_a_press_drained_inside_its_window_is_decided_when_the_window_has_passed(monkeypatch):
+    r = _playing_rig()
+    app = r.app
+    t0 = r.clock.ticks_us()
+    # The loop steps at t0, then every FRAME_US; the press lands 0.8 ms before the second
+    # regular frame's step drains it, inside its 2 ms window: the arbiter queues it.
+    stamp = ticks_add(t0, FRAME_US - 133)
+    r.inp.press(stamp, 0, "B", 20000)
+    plays = app.stats.plays[0]
+    seen = []
+
+    def on_frame(a):
+        if a.stats.plays[0] > plays and not seen:
+            seen.append(ticks_diff(r.clock.ticks_us(), stamp))
+    _run_loop(r, monkeypatch, 3 * FRAME_US, on_frame)
+    assert seen, "the play was never decided"
+    # Decided once its window has passed (2 ms + the extra step's 0.5 ms + the loop's
+    # 1 ms sleeps), not at the next frame 33 ms on.
+    assert seen[0] <= app.window_us + fm.EXTRA_STEP_US + 2000
+
+
+def test_a_spread_redraw_goes_on_at_once_not_at_the_next_frame(monkeypatch):
+    r = Rig(framebuf)
+    app = r.app
+    r.inp = app.ports.input
+    app.start_game(5, Rules(), (None, None), r.clock.now)     # the whole table to draw
+    t0 = r.clock.ticks_us()
+    done = []
+
+    def on_frame(a):
+        if not a.view.behind and not done:
+            done.append(ticks_diff(r.clock.ticks_us(), t0))
+    _run_loop(r, monkeypatch, 3 * FRAME_US, on_frame)
+    assert done and done[0] < FRAME_US       # all of it well before the second frame
+
+
+def test_garbage_is_collected_between_frames_and_never_while_a_race_is_open(monkeypatch):
+    r = _playing_rig()
+    app = r.app
+    when = []
+
+    def fake_collect():
+        when.append((fm.deciding(app), fm.race_open(app), r.clock.ticks_us(), app.frames))
+    monkeypatch.setattr(gc, "collect", fake_collect)
+    # Presses of both players all along, each just before a frame drains it (still
+    # inside its window: the arbiter holds it past that frame), and some between.
+    t0 = r.clock.ticks_us()
+    for k in range(1, 60):
+        r.inp.press(ticks_add(t0, k * FRAME_US - 500), k % 2, "AB"[k % 3 != 0], 20000)
+        if k % 4 == 0:
+            r.inp.press(ticks_add(t0, k * FRAME_US + 9000), 1 - k % 2, "B", 20000)
+    _run_loop(r, monkeypatch, 2000000)
+    assert len(when) >= 5
+    for deciding, open_, t, _n in when:
+        assert not deciding and not open_
+        # the next regular frame (every FRAME_US from the loop's start) is far enough
+        since = ticks_diff(t, t0) % FRAME_US
+        assert FRAME_US - since >= fm.GC_ROOM_US
+    # and often enough: never more than a few frames' garbage between two
+    gaps = [b[3] - a[3] for a, b in zip(when, when[1:])]
+    assert max(gaps) <= 4 * fm.GC_EVERY

@@ -1,0 +1,113 @@
+"""A whole table is drawn over several calls (view.DRAW_BUDGET: on the chip it takes
+longer than a frame): the decisive regions first, and once the redraw has caught up
+the picture is exactly what one unlimited call draws, in every frame of whole games.
+A change within the table is still drawn whole in its frame."""
+import pytest
+
+from desktop_emulator import framebuf
+from firmware import view as V
+from firmware.app import GAME, OVER_SCREEN
+from host.rig import Rig
+from shared_rules.game import Rules
+from tests.helpers import layout
+
+
+def _unlimited_view():
+    buf = bytearray(1024)
+    v = V.View(framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB))
+    v.budget = 0
+    return buf, v
+
+
+def _table_args(app):
+    tb = app.table
+    return (tb.game, [tb.pads[0].cursor, tb.pads[1].cursor], tb.msgs, tb.slap_bar, None,
+            not tb.signalled)
+
+
+@pytest.mark.parametrize("seed,rules,cpu", [(11, Rules(points=True), (None, 2)),
+                                            (4, Rules(manual_flip=True), (3, 1))])
+def test_once_caught_up_every_frame_shows_what_one_unlimited_draw_shows(seed, rules, cpu):
+    rig = Rig(framebuf)
+    app = rig.app
+    app.start_game(seed, rules, cpu, rig.clock.now)
+    rig.add_bots(("normal", "hard"), seed=5, players=[p for p in (0, 1) if not cpu[p]])
+    ref_buf, ref = _unlimited_view()
+    spread = compared = 0
+    for _ in range(100000):
+        rig.frames(1)
+        if app.screen == OVER_SCREEN:
+            break
+        if app.screen != GAME:
+            ref.invalidate()
+            continue
+        ref.game(*_table_args(app))
+        if app.view.behind:
+            spread += 1
+            continue
+        compared += 1
+        assert bytes(rig.disp.buf) == bytes(ref_buf), "frame %d" % app.frames
+    assert app.screen == OVER_SCREEN
+    assert spread > 0 and compared > 1000
+    assert rig.disp.span_errors == 0
+
+
+def _game_and_args(phase_slap=False):
+    g = layout(["5C 7H", "9D", "QD", "KS", "2H"], ["JD", "3S", "4S", "8C", "AH"], ["6S", "QH"],
+               hands=("2C 3C", "3D 4D"))
+    return g, [[0, 0], [V.Message(), V.Message()], -1]
+
+
+def test_the_first_call_draws_the_piles_and_at_most_the_budget_of_other_regions():
+    g, (cur, msgs, bar) = _game_and_args()
+    buf, v = _unlimited_view()
+    v.budget = 3
+    ref_buf, ref = _unlimited_view()
+    ref.game(g, cur, msgs, bar)
+    v.game(g, cur, msgs, bar)
+    assert v.behind
+    # The pile area (rows 16-47, x 34-93) is complete in the first call: the faces.
+    for page in range(2, 6):
+        o = page * 128
+        assert buf[o + 34:o + 94] == ref_buf[o + 34:o + 94]
+    calls = 1
+    while v.behind:
+        v.game(g, cur, msgs, bar)
+        calls += 1
+    assert buf == ref_buf
+    # 20 other regions (10 stockpiles, 2 stacks, 4 corners... ) at 3 a call.
+    assert calls >= 5
+
+
+def test_both_slap_banners_come_in_the_same_call_whatever_the_budget():
+    g, (cur, msgs, bar) = _game_and_args()
+    g.phase = "slap"
+    buf, v = _unlimited_view()
+    v.budget = 1
+    ref_buf, ref = _unlimited_view()
+    ref.game(g, cur, msgs, 10)
+    v.game(g, cur, msgs, 10)
+    for page in (0, 1, 6, 7):                    # both players' bands: the banners
+        o = page * 128
+        assert buf[o:o + 128] == ref_buf[o:o + 128]
+    while v.behind:
+        v.game(g, cur, msgs, 10)
+    assert buf == ref_buf
+
+
+def test_a_change_within_the_table_is_drawn_whole_in_its_call():
+    g, (cur, msgs, bar) = _game_and_args()
+    buf, v = _unlimited_view()
+    v.budget = 1
+    while True:
+        v.game(g, cur, msgs, bar)
+        if not v.behind:
+            break
+    # A cursor move of both players and a message: four regions, one call.
+    msgs[0].set("FUMBLE!")
+    msgs[1].set("NO")
+    v.game(g, [2, 3], msgs, bar)
+    assert not v.behind
+    ref_buf, ref = _unlimited_view()
+    ref.game(g, [2, 3], msgs, bar)
+    assert buf == ref_buf
