@@ -148,6 +148,11 @@ class App:
         self.replay_snapshot = None      # the saved game a resumed recording starts from
         self._kept = None                # a saved game kept while another is played
         self._rec = False                # recording: from start_game until the title
+        # Frames that only go on with a spread redraw (or follow a save) are recorded
+        # so that a replay draws the same pictures in the same frames; a linked game
+        # records only the frames that change the state, which both devices share
+        # (each device draws its own side, R43).
+        self.record_redraws = True
         self._save_at = None             # a save waiting for its frame (SAVE_DELAY_US)
         self._saved_now = False          # a save ran in this frame: draw in the next
         self._started_now = False        # a game began in this frame: draw in the next
@@ -275,7 +280,7 @@ class App:
             self._tune = None
         if state:
             self.busy_frames += 1
-        if state or going_on or self.view.behind or saved:
+        if state or (self.record_redraws and (going_on or self.view.behind or saved)):
             if self._rec:
                 # Only frames that changed the state are recorded: replaying just those
                 # reaches the same state and the same picture, because every timer the

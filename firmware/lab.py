@@ -68,11 +68,11 @@ def ms(us):
 # The apparatus's own delay, from docs/BENCHMARKS.md ("On the emulated Pico", the run of
 # 2026-12-01, guest time): the PIO button capture stamps a press 0.0 us after its edge
 # (p50, p99 and max; the GPIO-interrupt capture 13 us p50, 15 us p99); a frame that
-# sends 1-256 bytes to the panel (the lab's signal box is 256) takes 6.7 ms p50 and
-# 19.3 ms p99 from the frame's start to the end of the I2C transfer, drawing included.
+# sends 129-256 bytes to the panel (the lab's signal box is 256) takes 20.3 ms p50 and
+# 32.5 ms p99 from the frame's start to the end of the I2C transfer, drawing included.
 # The sound signal starts before the frame draws (not measured there).
-SCREEN_P50_US = const(6700)
-SCREEN_P99_US = const(19300)
+SCREEN_P50_US = const(20300)
+SCREEN_P99_US = const(32500)
 APPARATUS = ("PRESS STAMP: 0 US (PIO)",
              "SCREEN +%s MS (P99 %s)" % (ms(SCREEN_P50_US), ms(SCREEN_P99_US)),
              "BEEP: BEFORE THE DRAWING",

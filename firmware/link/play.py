@@ -145,6 +145,7 @@ class LinkPlay:
         self._lost_shown = False
         self._step_shown = False
         app.table_kind = self._make_table
+        app.record_redraws = False
 
     # ---- the app's hooks --------------------------------------------------------------
     def _make_table(self, game, cpu, scheme, window_us, conduct, stats, want, now):
@@ -156,6 +157,7 @@ class LinkPlay:
         """Leave link play: the app is as it was, back at the title."""
         app = self.app
         app.table_kind = Table
+        app.record_redraws = True
         app.ports.input = self._real_input
         app.ports.display = self._real_display
         app.view = self._real_view

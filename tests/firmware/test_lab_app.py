@@ -336,7 +336,7 @@ def test_the_results_pages_draw_figures_histogram_duel_and_the_devices_delay():
                      "SPREAD P2 (MS)", "DUEL", "THE DEVICE'S OWN DELAY"]
     assert scr.pages[0][1][:3] == ["COUNTED 3 OF 3 TRIALS", "MEDIAN 240.0 MS",
                                    "MEAN 240.0 SD 20.0"]
-    assert scr.pages[0][1][-1] == "DEVICE: SCREEN +6.7 MS"
+    assert scr.pages[0][1][-1] == "DEVICE: SCREEN +20.3 MS"
     assert scr.pages[4][1][:3] == ["P1 WINS 3  P2 WINS 0", "TIES 0", "MEAN MARGIN 15.0 MS"]
     assert scr.pages[2][2] == [0, 0, 2, 1, 0, 0, 0, 0]     # 220 240 | 260
     r.tap(0, "A")                                    # too soon after the run: ignored
