@@ -122,3 +122,73 @@ def test_a_recording_without_bounds_replays_on_the_plain_arbiter():
     app = App(Ports(inp, Panel(framebuf), None, MemoryStorage(), None), now_us=1000)
     start_loaded(app, loaded)
     assert type(app.arbiter) is Arbiter
+
+
+def test_r43_bound_records_round_trip_through_the_text_and_the_packed_recording(tmp_path):
+    from firmware.hw.storage import FileStorage
+    from firmware.records import Recording
+    from shared_rules.game import Rules
+    from shared_rules.replay import Replay, parse
+    rp = Replay(7)
+    rp.frame(1000)
+    rp.bound(2000, 1, 412)
+    rp.bound(2500, 0, 0xFFFF)
+    rp.button(2400, 1, 1, 1)          # a stamp before the bound's frame time
+    rp.bound(1 << 29, 1, 0)
+    text = rp.format()
+    assert "bound 2000 1 412\nbound 2500 0 65535\n" in text
+    assert parse(text) == rp
+    st = FileStorage(str(tmp_path / "s.json"))
+    rec = Recording(7, Rules(), 4096, st)
+    want = []
+    for k in range(400):              # enough to spill: packed, a bound is 3-5 bytes
+        want.append(("bound", k * 997, k & 1, (k * 331) & 0xFFFF))
+        want.append(("frame", k * 997 + 5))
+    for r in want:
+        rec.records.append(r)
+    assert rec.records.spill() > 0 and rec.records._other == []
+    assert list(rec.records) == want
+    again = parse(rec.format())
+    assert list(again.records) == want
+
+
+def test_r43_a_rules_level_replay_ties_presses_within_the_recorded_bound():
+    from shared_rules.game import Game
+    from shared_rules.replay import Replay, run
+    g = Game(3)
+    g.apply(("spit", 0))
+    g.apply(("spit", 1))
+    # A conflict on the first deal: both players have a play onto one pile, and after
+    # either the other no longer fits.
+    pile = None
+    for j in range(2):
+        for i0 in range(5):
+            for i1 in range(5):
+                a = ("play", 0, i0, j)
+                b = ("play", 1, i1, j)
+                if g.why_not(a) is None and g.why_not(b) is None:
+                    t = g.copy()
+                    t.apply(a)
+                    if t.why_not(b) is not None:
+                        pile = (j, i0, i1)
+    assert pile is not None
+    j, i0, i1 = pile
+    first = 1 - g.tie_priority       # touched first, but loses the tie (R21)
+
+    def play(bound):
+        rp = Replay(3)
+        rp.press(1000, ("spit", 0))
+        rp.press(1000, ("spit", 1))
+        rp.settle(5000)
+        if bound:
+            rp.bound(5000, 1 - first, bound)
+        rp.press(10000, ("play", first, (i0, i1)[first], j))
+        rp.press(11500, ("play", 1 - first, (i0, i1)[1 - first], j))
+        rp.settle(20000)
+        return run(rp)[1][-2:]
+
+    by_stamp = play(0)
+    assert by_stamp[0][0][1] == first and by_stamp[0][2] is None
+    tied = play(2000)
+    assert tied[0][0][1] == 1 - first and tied[0][2] is None
+    assert tied[1][2] is not None
