@@ -223,13 +223,13 @@ def run(replay, window_us=2000):
     remote = 0
     bound = 0
     for rec in replay.records:
-        if rec[0] == "bound":
-            remote = rec[2]
-            bound = rec[3]
-        elif rec[0] == "press":
+        if rec[0] == "press":
             action = rec[2]
             mine = len(action) > 1 and action[1] == remote
             arb.press(action, rec[1], bound if mine else 0)
         elif rec[0] == "settle":
             results += arb.settle(rec[1])
+        elif rec[0] == "bound":
+            remote = rec[2]
+            bound = rec[3]
     return game, results
