@@ -55,7 +55,10 @@ def replay_alone(text, honour_bounds=True):
     return app, loaded
 
 
-def test_r43_a_near_tie_inside_the_bound_replays_alone_as_the_same_game():
+@pytest.fixture(scope="module")
+def near_tie_game():
+    """A whole linked game whose first race is a near-tie inside the bound: the
+    authority's and the guest's devices, and the authority's recording as text."""
     pair, host, guest = linked_game_in_play()
     g = host.app.game
     assert host.app.linkplay.me == 0 and guest.app.linkplay.me == 1
@@ -79,7 +82,11 @@ def test_r43_a_near_tie_inside_the_bound_replays_alone_as_the_same_game():
     pair.run_until(lambda: all(d.app.screen_name() == "over" for d in pair.devs), 3000000)
     pair.step_ms(2000)
     assert host.app.replay == guest.app.replay
-    text = format_replay(host.app.replay, ("human", "human"))
+    return host, guest, format_replay(host.app.replay, ("human", "human"))
+
+
+def test_r43_a_near_tie_inside_the_bound_replays_alone_as_the_same_game(near_tie_game):
+    host, guest, text = near_tie_game
     bounds = [ln.split() for ln in text.splitlines() if ln.startswith("bound ")]
     assert bounds and bounds[0][2] == "1" and int(bounds[0][3]) > LATER_US
 
@@ -96,6 +103,32 @@ def test_r43_a_near_tie_inside_the_bound_replays_alone_as_the_same_game():
     app0, _ = replay_alone(text, honour_bounds=False)
     assert type(app0.arbiter) is Arbiter
     assert divergence(loaded, digests_of(app0.replay.records), True) is not None
+
+
+def test_r43_the_desktop_replays_a_linked_games_recording_to_its_end(near_tie_game, tmp_path):
+    from host.state import state_line
+    from tests.web_helpers import desktop_state
+    host, guest, text = near_tie_game
+    path = tmp_path / "linked.txt"
+    path.write_text(text)
+    want = state_line(host.app.game.snapshot(), b"").split()[1]
+    assert desktop_state("--replay", str(path)).split()[1] == want
+
+
+@pytest.mark.web
+def test_r43_the_page_replays_a_linked_games_recording_to_its_end(near_tie_game):
+    from urllib.parse import quote
+    from host.state import state_line
+    from tests.web_helpers import FakeBridge
+    from spitweb import session
+    host, guest, text = near_tie_game
+    b = FakeBridge()
+    w = session.Web(b, "?fast=1&replay=" + quote(text), 1000.0, fb_module=framebuf)
+    while not w.run_fast(300):
+        pass
+    want = state_line(host.app.game.snapshot(), b"").split()[1]
+    assert w.state_line().split()[1] == want
+    assert w.replay_divergence(True) is None
 
 
 @pytest.mark.parametrize("line, why", [
