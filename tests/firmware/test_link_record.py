@@ -225,3 +225,17 @@ def test_r43_a_rules_level_replay_ties_presses_within_the_recorded_bound():
     tied = play(2000)
     assert tied[0][0][1] == 1 - first and tied[0][2] is None
     assert tied[1][2] is not None
+
+
+def test_r43_the_emulated_picos_pins_refuse_a_linked_recording_in_one_line():
+    # The pins carry presses, not bounds: played through them the near-ties would go by
+    # stamp. The refusal comes before the board is touched (no board is made here).
+    from desktop_emulator.pico.device import DeviceError
+    from desktop_emulator.pico.engine import PicoMachine
+    loaded = parse_replay("spit-replay 1\nseed 1\nframe 1000\nbound 2000 1 400\n"
+                          "button 2000 1 1 1\nframe 2000\n")
+    assert loaded.bounds == {0: (1, 400)}
+    machine = PicoMachine.__new__(PicoMachine)
+    with pytest.raises(DeviceError) as e:
+        machine.start_replay(loaded)
+    assert "linked game" in str(e.value) and "\n" not in str(e.value)
