@@ -19,7 +19,7 @@ from desktop_emulator.replays import RecordedGame
 from firmware.app import FRAME_US
 from host.engine import Engine
 from host.ports import FrameInput as QueueInput  # noqa: F401
-from host.replays import RECORD_LIMIT, digests_of, divergence
+from host.replays import RECORD_LIMIT, digests_of, divergence, start_loaded, step_loaded
 from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS  # noqa: F401
 from host.state import game_state_line, summary_line
 
@@ -102,8 +102,7 @@ class AppEngine(Engine):
         self.replay_in = loaded
         self._replay_i = 0
         self.seats = ("human", "human")
-        self.app.start_game(loaded.seed, loaded.rules, (None, None), loaded.start_t,
-                            snapshot=loaded.snapshot, conduct=loaded.replay.played_conduct())
+        start_loaded(self.app, loaded)
         self.note_game()
 
     def replay_divergence(self, finished):
@@ -126,10 +125,10 @@ class AppEngine(Engine):
 
     def step_replay(self):
         """Step the next recorded frame (the clock must be at its time)."""
-        t, events = self.replay_in.frames[self._replay_i]
+        k = self._replay_i
+        t = self.replay_in.frames[k][0]
         self._replay_i += 1
-        self.input.events = list(events)
-        self.app.step(t)
+        step_loaded(self.app, self.input, self.replay_in, k)
         self.steps += 1
         self.note_game(t)
         return t

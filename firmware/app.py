@@ -434,7 +434,7 @@ class App:
 
     # ---- the match ----------------------------------------------------------------------
     def start_game(self, seed, rules, cpu=(None, None), now_us=0, snapshot=None, stats=None,
-                   game=None, fumble_ms=None, conduct=None, keep_saved=False):
+                   game=None, fumble_ms=None, conduct=None, keep_saved=False, linked=False):
         """Start a game (from the menu, a test or a replay). cpu[p] is None for a human
         or the CPU level 1-3 (easy, normal, hard). With snapshot (a Game.snapshot()
         taken between rounds), resume that game instead of dealing a new one; with
@@ -444,7 +444,9 @@ class App:
         the settings' fumble time (or fumble_ms) and slap signal, R41 and R44.
         keep_saved: a saved game in storage is the player's, kept as it is while this
         game is played and after it (a host that starts a game without the menu, unless
-        the player said to replace it); the menu's START and CONTINUE replace it."""
+        the player said to replace it); the menu's START and CONTINUE replace it.
+        linked: a replay of a linked game's recording, whose presses carry the bounds it
+        recorded (R43, link_bound())."""
         if game is not None:
             snapshot = game.snapshot()
         if snapshot is not None:
@@ -462,6 +464,9 @@ class App:
         self.stats = Stats.from_list(stats) if stats is not None else Stats()
         self.table = self.table_kind(game, self.cpu, self.scheme, self.window_us, conduct,
                                      self.stats, self.want, now_us)
+        if linked:
+            from firmware.link.arbiter import LinkArbiter
+            self.table.arbiter = LinkArbiter(game, self.window_us, 1, self.note_bound)
         st = self.ports.storage
         self.replay = Recording(game.seed, game.rules, self.record_limit,
                                 st if getattr(st, "recording", False) else None)
@@ -474,6 +479,20 @@ class App:
         self._saved_now = False
         self._started_now = True
         self._start_t = now_us
+
+    def note_bound(self, player, us):
+        """R43: from this frame on, the presses of `player` were queued with this bound
+        (their stamps converted from a linked handheld's clock): recorded, so that the
+        recording replayed alone ties the same presses (R40)."""
+        if self._rec:
+            self.replay.bound(self.now, player, us)
+
+    def link_bound(self, player, us):
+        """Replaying a linked game (start_game(linked=True)): the bound its recording
+        gives the presses of `player` in the frame about to be stepped (R43)."""
+        arb = self.table.arbiter
+        arb.remote = player
+        arb.bound_us = us
 
     def settings_conduct(self, fumble_ms=None):
         """The conduct the settings choose: their fumble time (R41; or fumble_ms) and

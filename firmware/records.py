@@ -23,7 +23,8 @@
 # Head byte: bits 0-1 kind (0 frame, 1 button, 2 other, 3 digest); for a button, bit 2
 # the player, bits 3-5 the button code, bit 6 down, bit 7 "and released at the same
 # stamp" (a CPU seat's tap: two records for the price of one). A digest's time is
-# followed by its round and its value as plain varints.
+# followed by its round and its value as plain varints. An "other" with bit 2 set is a
+# linked game's bound (R43), bit 3 its player: its time, then the bound as a varint.
 
 from shared_rules.arbiter import ticks_diff, ticks_add
 
@@ -35,6 +36,7 @@ _BUTTON = const(1)
 _OTHER = const(2)
 _DIGEST = const(3)
 _TAP = const(0x80)
+_BOUND = const(_OTHER | 4)
 
 
 class PackedRecords:
@@ -112,6 +114,11 @@ class PackedRecords:
             self._time(rec[1])
             self._uint(rec[2])
             self._uint(rec[3])
+        elif kind == "bound" and rec[2] in (0, 1) and 0 <= rec[3] < 0x40000000:
+            self._head = -1
+            self._byte(_BOUND | (rec[2] << 3))
+            self._time(rec[1])
+            self._uint(rec[3])
         else:
             self._head = -1
             self._other.append(rec)
@@ -169,7 +176,8 @@ class PackedRecords:
 
 class Recording:
     """A game's recording on the device: what shared_rules.replay.Replay records (the
-    seed, the rules, the conduct, the button events and frames), packed, without
+    seed, the rules, the conduct, the button events and frames, a linked game's
+    bounds), packed, without
     the text format, which the device never needs: format() and replay() load it
     when a host asks, so its code is not on the device's heap during a game."""
 
@@ -187,6 +195,9 @@ class Recording:
 
     def digest(self, t_us, rnd, value):
         self.records.append(("digest", t_us, rnd, value))
+
+    def bound(self, t_us, player, us):
+        self.records.append(("bound", t_us, player, us))
 
     def replay(self):
         """The same recording as a shared_rules.replay.Replay."""

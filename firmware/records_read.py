@@ -7,8 +7,9 @@ from shared_rules.arbiter import ticks_add
 
 from shared_rules.compat import const
 
-# The chunk size, the head byte's kinds and its tap bit, as firmware/records.py writes
-# them (not imported from there: that module loads this one).
+# The chunk size, the head byte's kinds (an "other" with more bits set is a bound) and
+# its tap bit, as firmware/records.py writes them (not imported from there: that module
+# loads this one).
 CHUNK = const(256)
 _FRAME = const(0)
 _OTHER = const(2)
@@ -60,7 +61,7 @@ def records(recs):
     while rd.i < recs._n:
         h = rd.byte()
         kind = h & 3
-        if kind == _OTHER:
+        if h == _OTHER:
             yield recs._other[k]
             k += 1
             continue
@@ -71,6 +72,8 @@ def records(recs):
         elif kind == _DIGEST:
             rnd = rd.uint()
             yield ("digest", t, rnd, rd.uint())
+        elif kind == _OTHER:
+            yield ("bound", t, (h >> 3) & 1, rd.uint())
         else:
             yield ("button", t, (h >> 2) & 1, (h >> 3) & 7, (h >> 6) & 1)
             if h & _TAP:

@@ -28,8 +28,11 @@ class ReplayError(ValueError):
 
 
 class LoadedReplay:
-    def __init__(self, replay, start_t, frames, snapshot, meta, digests=()):
+    def __init__(self, replay, start_t, frames, snapshot, meta, digests=(), bounds=None):
         self.replay = replay
+        # A linked game's (R43): {k: (player, us)}, the bound in force for the presses
+        # of frames[k] on; empty for a game of one handheld (every bound 0).
+        self.bounds = bounds if bounds is not None else {}
         self.digests = list(digests)    # [(round, digest)] at each round's end, in order
         self.start_t = start_t      # the tick count at which the game started
         self.frames = frames        # [(t, [(t, player, code, down), ...])], in order
@@ -74,11 +77,15 @@ def parse_replay(text, name="replay"):
     frames = []
     pending = []
     digests = []
+    bounds = {}
     last = start_t
     for rec in records[1:]:
         kind = rec[0]
         if kind == "digest":
             digests.append((rec[2], rec[3]))
+        elif kind == "bound":
+            # Set before the frame it was recorded in: the app was given it then.
+            bounds[len(frames)] = (rec[2], rec[3])
         elif kind == "button":
             if rec[3] > MAX_BUTTON:
                 raise ReplayError("%s: button code %d is not a pad button" % (name, rec[3]))
@@ -99,7 +106,26 @@ def parse_replay(text, name="replay"):
                               "replays" % (name, kind))
     if pending:
         frames.append((last, pending))     # events recorded after the last frame
-    return LoadedReplay(replay, start_t, frames, snapshot, meta, digests)
+    return LoadedReplay(replay, start_t, frames, snapshot, meta, digests, bounds)
+
+
+def start_loaded(app, loaded):
+    """Start an app's game as a LoadedReplay recorded it (a linked game's with the
+    arbiter that honours its bounds, R43)."""
+    app.start_game(loaded.seed, loaded.rules, (None, None), loaded.start_t,
+                   snapshot=loaded.snapshot, conduct=loaded.replay.played_conduct(),
+                   linked=bool(loaded.bounds))
+
+
+def step_loaded(app, inp, loaded, k):
+    """Step an app through frames[k] of a LoadedReplay, its events given through
+    inp (the app's host.ports.FrameInput); True if it drew."""
+    t, events = loaded.frames[k]
+    b = loaded.bounds.get(k)
+    if b is not None:
+        app.link_bound(b[0], b[1])
+    inp.events = list(events)
+    return app.step(t)
 
 
 def digests_of(records):

@@ -17,6 +17,11 @@
 #   digest 1216000 2 a1b2c3       at a round's end (the app at now_us): the round that
 #                                 ended and Game.digest() after it in hex, so a replay
 #                                 that reaches another state can say so
+#   bound 1216000 1 412           a linked game (R43): from the frame at now_us on, the
+#                                 presses of that player carry stamps converted from
+#                                 the other handheld's clock, good to +-412 us, so two
+#                                 conflicting presses that close are a tie (R21); the
+#                                 other player's carry none. Without: bound 0
 #
 # Blank lines and lines starting with '#' are ignored.
 
@@ -25,6 +30,7 @@ from shared_rules.conduct import Conduct
 
 MAGIC = "spit-replay"
 VERSION = 1
+MAX_BOUND = 0xFFFF      # the link's bound field (firmware/link/play.py): 16 bits
 VERBS = {"spit": 0, "play": 2, "fill": 2, "flip": 1, "slap": 1}
 
 
@@ -58,7 +64,8 @@ class Replay:
         self.rules = rules if rules is not None else Rules()
         self.conduct = None       # the device's conduct (R41, R44), if it recorded one
         # Each record is a tuple: ("press", t, action), ("settle", t),
-        # ("button", t, player, button, down), ("frame", t).
+        # ("button", t, player, button, down), ("frame", t), ("digest", t, round,
+        # value), ("bound", t, player, us).
         self.records = records if records is not None else []
 
     def played_conduct(self):
@@ -81,6 +88,9 @@ class Replay:
 
     def digest(self, t_us, rnd, value):
         self.records.append(("digest", t_us, rnd, value))
+
+    def bound(self, t_us, player, us):
+        self.records.append(("bound", t_us, player, us))
 
     def __eq__(self, other):
         return (isinstance(other, Replay) and self.seed == other.seed and
@@ -173,6 +183,15 @@ def _parse_line(rp, line, seen_magic):
         if rnd < 1 or not 0 <= value <= 0xFFFFFF:
             raise ValueError("bad digest record %r" % (line,))
         rp.records.append(("digest", _tick(parts[1]), rnd, value))
+    elif head == "bound" and len(parts) == 4:
+        t = _tick(parts[1])
+        player = _int(parts[2], "player")
+        us = _int(parts[3], "bound")
+        if player not in (0, 1):
+            raise ValueError("bound: player %d is not 0 or 1" % player)
+        if not 0 <= us <= MAX_BOUND:
+            raise ValueError("bound %d us is not 0 .. %d" % (us, MAX_BOUND))
+        rp.records.append(("bound", t, player, us))
     elif head in ("settle", "frame") and len(parts) == 2:
         rp.records.append((head, _tick(parts[1])))
     elif head == "button" and len(parts) == 5:
@@ -201,9 +220,16 @@ def run(replay, window_us=2000):
     game = Game(replay.seed, replay.rules)
     arb = Arbiter(game, window_us)
     results = []
+    remote = 0
+    bound = 0
     for rec in replay.records:
         if rec[0] == "press":
-            arb.press(rec[2], rec[1])
+            action = rec[2]
+            mine = len(action) > 1 and action[1] == remote
+            arb.press(action, rec[1], bound if mine else 0)
         elif rec[0] == "settle":
             results += arb.settle(rec[1])
+        elif rec[0] == "bound":
+            remote = rec[2]
+            bound = rec[3]
     return game, results

@@ -192,6 +192,10 @@ class PicoMachine(Engine):
     def start_replay(self, loaded):
         """Play a recording through the pins: its game starts on the board, and each
         recorded press becomes a press of that button at the same time after the start."""
+        if loaded.bounds:
+            # The pins carry presses, not the bounds a linked game decided them with (R43).
+            raise DeviceError("a linked game's recording (it has bound records) replays on "
+                              "the app engine only, not through the board's pins")
         self.replay_in = loaded
         self.seats = ("human", "human")
         start = {"seed": loaded.seed, "points": int(loaded.rules.points),

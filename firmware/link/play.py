@@ -36,7 +36,8 @@
 #   T  t(4)                            I have sent every press touched before t
 #   X  round(2)                                                   my digest differs
 
-from shared_rules.arbiter import Arbiter, ticks_diff, _player
+from shared_rules.arbiter import ticks_diff
+from firmware.link.arbiter import LinkArbiter
 from shared_rules.game import Rules
 from shared_rules.conduct import Conduct
 from firmware.table import Table
@@ -55,21 +56,6 @@ _MSG = const(150)                # stream bytes gathered into one message at mos
 
 LOBBY = const(0)
 PLAYING = const(1)
-
-
-class LinkArbiter(Arbiter):
-    """The arbiter of a linked game: the remote player's presses carry the bound of
-    their converted stamps (R43), which the owner sets before each frame."""
-
-    def __init__(self, game, window_us, remote):
-        Arbiter.__init__(self, game, window_us)
-        self.remote = remote
-        self.bound_us = 0
-
-    def press(self, action, t_us, bound_us=0):
-        if not bound_us and _player(action) == self.remote:
-            bound_us = self.bound_us
-        Arbiter.press(self, action, t_us, bound_us)
 
 
 class LinkInput:
@@ -150,7 +136,7 @@ class LinkPlay:
     # ---- the app's hooks --------------------------------------------------------------
     def _make_table(self, game, cpu, scheme, window_us, conduct, stats, want, now):
         tb = Table(game, cpu, scheme, window_us, conduct, stats, want, now)
-        tb.arbiter = LinkArbiter(game, window_us, self.remote)
+        tb.arbiter = LinkArbiter(game, window_us, self.remote, self.app.note_bound)
         return tb
 
     def close(self, t):

@@ -20,6 +20,7 @@ records = st.one_of(
     st.tuples(st.sampled_from(["settle", "frame"]), ticks),
     st.tuples(st.just("button"), ticks, st.integers(0, 1), st.integers(0, 5), st.integers(0, 1)),
     st.tuples(st.just("digest"), ticks, st.integers(1, 99), st.integers(0, 0xFFFFFF)),
+    st.tuples(st.just("bound"), ticks, st.integers(0, 1), st.integers(0, 0xFFFF)),
 )
 
 

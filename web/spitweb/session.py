@@ -25,7 +25,7 @@ from host.clock import SimClock, MAX_SIM_US
 from host.engine import Engine
 from host.ports import FrameInput, MemoryStorage
 from host.replays import (RECORD_LIMIT, ReplayError, parse_replay, format_replay,
-                          divergence, digests_of)
+                          divergence, digests_of, start_loaded, step_loaded)
 from host.seats import LEVELS, CPU_CODE, CPU_NAME, DESKTOP_DEFAULTS, names_of
 from host.state import game_state_line, summary_line
 from host.lights import CpuLights
@@ -243,8 +243,7 @@ class Web(Engine):
         if self.loaded is not None:
             L = self.loaded
             self.seats = ("human", "human")
-            self.app.start_game(L.replay.seed, L.replay.rules, (None, None), L.start_t,
-                                snapshot=L.snapshot, conduct=L.replay.played_conduct())
+            start_loaded(self.app, L)
         elif self.fast or any(o[k] is not None for k in ("p0", "p1", "seed", "rules")) \
                 or o["flip"]:
             dflt0 = "normal" if self.fast else "human"
@@ -312,11 +311,10 @@ class Web(Engine):
                 if self._replay_i >= len(L.frames):
                     self._finish("replay end")
                     return True
-                t, events = L.frames[self._replay_i]
+                k = self._replay_i
                 self._replay_i += 1
-                clock.advance_to_ticks(t)
-                self.input.events = list(events)
-                self.app.step(t)
+                clock.advance_to_ticks(L.frames[k][0])
+                step_loaded(self.app, self.input, L, k)
             else:
                 self.app.step(clock.advance(self.frame_us))
             self.steps += 1
@@ -342,10 +340,8 @@ class Web(Engine):
                 if not self.clock.frozen:
                     while self._replay_i < len(L.frames) and \
                             ticks_diff(L.frames[self._replay_i][0], now) <= 0:
-                        t, events = L.frames[self._replay_i]
+                        step_loaded(self.app, self.input, L, self._replay_i)
                         self._replay_i += 1
-                        self.input.events = list(events)
-                        self.app.step(t)
                         self.steps += 1
                         if self._check_end():
                             break
