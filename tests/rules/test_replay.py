@@ -117,6 +117,14 @@ def test_r41_a_fumble_time_outside_0_to_60_s_is_refused_naming_the_line(ms):
     assert "line 3" in str(e.value) and "fumble time %d ms" % ms in str(e.value)
 
 
+@pytest.mark.parametrize("line", ["fumble 500 7", "fumble 500 500", "fumble"])
+def test_r41_a_fumble_line_holds_exactly_one_number(line):
+    # A second number is no part of the format: refused, not read as the first alone.
+    with pytest.raises(ValueError) as e:
+        parse("spit-replay 1\nseed 1\n%s\n" % line)
+    assert "line 3" in str(e.value) and "unknown record" in str(e.value)
+
+
 def test_a_replay_without_a_fumble_line_has_no_fumble_time():
     rp = parse("spit-replay 1\nseed 1\n")
     assert rp.conduct is None and "conduct" not in rp.format()
