@@ -509,6 +509,47 @@ def test_conduct_bounds_at_their_edges():
         Conduct(limit_us=600001 * MS)
 
 
+# Each conduct field's whole range, as the conduct line's reference gives it (ms).
+CONDUCT_RANGES = (("fumble_us", 0, 60000 * MS), ("repeat_us", 0, 60000 * MS), ("cap", 1, 64),
+                  ("signal", 0, 1), ("signal_min_us", 0, 60000 * MS),
+                  ("signal_max_us", 0, 60000 * MS), ("ignore_us", 0, 60000 * MS),
+                  ("limit_us", 1 * MS, 600000 * MS), ("empty", 0, 1))
+
+
+@pytest.mark.parametrize("attr, lo, hi", CONDUCT_RANGES)
+def test_r41_r44_every_conduct_field_takes_both_ends_of_its_range_and_nothing_beyond(attr, lo, hi):
+    step = MS if attr.endswith("_us") else 1
+    # signal_max may not be below signal_min: move both together at the edges.
+    pair = {"signal_min_us": "signal_max_us", "signal_max_us": "signal_min_us"}.get(attr)
+    for v in (lo, hi):
+        kw = {attr: v}
+        if pair:
+            kw[pair] = v
+        assert getattr(Conduct(**kw), attr) == v
+    for v in (lo - step, hi + step):
+        kw = {attr: v}
+        if pair:
+            kw[pair] = v
+        with pytest.raises(ValueError) as e:
+            Conduct(**kw)
+        assert "is not %d .. %d" % (lo // step, hi // step) in str(e.value)
+
+
+def test_r41_r44_a_time_under_a_ms_is_named_as_out_of_range_when_it_is():
+    # 0.5 ms of slap time limit is below its 1 ms floor: the message gives the range.
+    with pytest.raises(ValueError) as e:
+        Conduct(limit_us=500)
+    assert "conduct limit 500 is not 1 .. 600000" in str(e.value)
+
+
+def test_r44_r41_the_switches_take_booleans_as_0_and_1():
+    c = Conduct(signal=True, empty=False)
+    assert c.signal == 1 and c.empty == 0
+    assert type(c.signal) is int and type(c.empty) is int
+    assert c == Conduct(signal=1, empty=0)
+    assert Conduct(signal=False).signal == 0 and Conduct(empty=True).empty == 1
+
+
 def test_the_outcome_kinds_are_distinct():
     kinds = (M.APPLIED, M.BEATEN_TO_IT, M.FUMBLE, M.FALSE_START, M.TOO_LATE, M.REFUSED,
              M.QUIET)
