@@ -1,6 +1,8 @@
 """The hardware layer against the faults a classroom board meets: a display that is
 missing, NACKs or glitches, a bus left stuck by a reset, pads whose pull-ups need time
 to settle. On fakes, under CPython (the same code runs on the board)."""
+import pytest
+
 from desktop_emulator import framebuf
 from firmware.hw import board as hw_board
 
@@ -201,6 +203,19 @@ def test_pullups_are_given_time_to_settle_before_a_held_button_is_seen():
     pins = [(2, 0, "A"), (3, 0, "B"), (14, 1, "A"), (15, 1, "B")]
     assert hw_board.held_at_boot(m, pins, sleep_ms=m.sleep_ms) is False
     assert m.now_ms >= 5 and hw_board.PULLUP_SETTLE_MS >= 5
+
+
+@pytest.mark.parametrize("held", [2, 3, 14, 15])
+def test_any_one_button_held_at_power_up_is_seen(held):
+    m = RcPads()
+    pins = [(2, 0, "A"), (3, 0, "B"), (14, 1, "A"), (15, 1, "B")]
+    settled = m.Pin.value
+
+    def value(pin):
+        return 0 if pin.n == held else settled(pin)   # this one pressed to ground
+    m.Pin.value = value
+    assert hw_board.held_at_boot(m, pins, sleep_ms=m.sleep_ms) is True
+    assert sorted(m.up_at) == [2, 3, 14, 15]          # every pin switched to its pull-up
 
 
 

@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from shared_rules.arbiter import BEATEN, TICKS_PERIOD, Arbiter, ticks_add, ticks_diff
 from shared_rules.cards import card
+from shared_rules.game import PLAY
 from tests.helpers import layout
 
 E = ""
@@ -435,3 +436,25 @@ def test_r21_one_players_own_presses_never_tie_with_each_other(priority):
     arb.press(("play", 0, 1, 0), 100)
     assert arb.settle(5000) == [(("play", 0, 0, 0), 100, None), (("play", 0, 1, 0), 100, NO_FIT)]
     assert arb.ties == 0 and arb.races == 0 and g.tie_priority == priority
+
+
+def test_r20_a_spit_counts_as_its_own_players_action_for_a_lost_race():
+    # R20: a refused press is "beaten" only if the *other* player acted just before it.
+    # Player 1 says Spit long before player 0 does; player 0's second press on a card
+    # it has just played is then its own mistake, not a race lost to player 1.
+    g = layout(["5C", "KC", E, E, E], ["10D", E, E, E, E], [], hands=("2H 6S", "3H 9D"))
+    arb = Arbiter(g)
+    arb.press(("spit", 1), 1000)
+    arb.press(("spit", 0), 400_000)
+    arb.settle(410_000)
+    assert g.phase == PLAY and g.piles[0][-1] == card("6S")
+    arb.press(("play", 0, 0, 0), 500_000)
+    arb.press(("play", 0, 0, 0), 500_001)     # legal when pressed, not once the first lands
+    res = arb.settle(510_000)
+    assert [r for a, t, r in res] == [None, "stockpile empty"] and arb.races == 0
+
+
+def test_ticks_add_lands_on_zero_and_on_the_last_tick():
+    assert ticks_add(5, -5) == 0 and ticks_add(0, 0) == 0
+    assert ticks_add(TICKS_PERIOD - 5, 5) == 0
+    assert ticks_add(5, -6) == TICKS_PERIOD - 1 and ticks_add(TICKS_PERIOD - 1, 0) == TICKS_PERIOD - 1

@@ -191,3 +191,23 @@ def test_r40_digest_and_seed_records_at_their_edges():
         with pytest.raises(ValueError) as e:
             parse("spit-replay 1\n%s\n" % line)
         assert "line 2" in str(e.value), line
+
+
+def test_r40_replays_are_equal_only_with_the_same_seed_rules_conduct_and_records():
+    def rp(seed=5, **rules):
+        r = parse("spit-replay 1\nseed %d\npress 100 play 0 0 0\n" % seed)
+        if rules:
+            r.rules = Rules.from_dict(rules)
+        return r
+    assert rp() == rp() and not rp() != rp()
+    for a, b in ((rp(4), rp(5)), (rp(5), rp(6)), (rp(points=1), rp()),
+                 (rp(target=50, points=1), rp(target=100, points=1))):
+        assert a != b and b != a
+        assert not a == b and not b == a
+    other = rp()
+    other.records.append(("settle", 200))
+    assert other != rp() and rp() != other
+    other = rp()
+    other.conduct = Conduct()
+    assert other != rp() and rp() != other
+    assert rp() != "spit-replay 1\nseed 5\n"
