@@ -458,3 +458,36 @@ def test_ticks_add_lands_on_zero_and_on_the_last_tick():
     assert ticks_add(5, -5) == 0 and ticks_add(0, 0) == 0
     assert ticks_add(TICKS_PERIOD - 5, 5) == 0
     assert ticks_add(5, -6) == TICKS_PERIOD - 1 and ticks_add(TICKS_PERIOD - 1, 0) == TICKS_PERIOD - 1
+
+
+def test_r43_presses_chained_within_the_bound_are_one_instant_however_many():
+    # Four presses each 10 µs after the one before, all with a 15 µs bound: one chain,
+    # so one instant (R43) though the first and the last are 30 µs apart. Player 1's
+    # last press conflicts with player 0's second: a tie (R21), decided by priority.
+    g = layout(["9D", "KC", "4C", E, E], ["7C", "10H", E, E, E], ["8S", "5D"],
+               hands=("3C", "4S"))
+    g.tie_priority = 0
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 0, 2, 1), 1000, 15)      # 4C on 5D
+    arb.press(("play", 0, 0, 0), 1010, 15)      # 9D on 8S
+    arb.press(("play", 0, 1, 0), 1020, 15)      # KC fits nothing: player 0's own mistake
+    arb.press(("play", 1, 0, 0), 1030, 15)      # 7C on 8S: conflicts with the 9D
+    res = arb.settle(10_000)
+    assert [(a, r) for a, t, r in res] == [
+        (("play", 0, 2, 1), None), (("play", 0, 0, 0), None),
+        (("play", 0, 1, 0), "doesn't fit"), (("play", 1, 0, 0), BEATEN)]
+    assert arb.ties == 1 and arb.beaten_by_us[1] == 0     # a tie's loser lost by 0 µs
+    assert g.tie_priority == 1                            # the loser has the next tie
+
+
+def test_r20_the_margin_of_a_lost_race_is_the_smallest_even_when_it_is_zero():
+    # Player 1 covers pile 1's 8D 5 µs before, and pile 0's 8S at the very µs of,
+    # player 0's 9C (which fitted both): read after those were settled, it lost by 0 µs.
+    g = layout(["9C", "KC", E, E, E], ["7C", "9H", E, E, E], ["8S", "8D"], hands=("3C", "4S"))
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 1, 0, 1), 4995)          # 7C on 8D
+    arb.press(("play", 1, 1, 0), 5000)          # 9H on 8S
+    assert [r for a, t, r in arb.settle(8000)] == [None, None]
+    arb.press(("play", 0, 0, 0), 5000)          # 9C, aimed at pile 0 when read
+    assert [r for a, t, r in arb.settle(8001)] == [BEATEN]
+    assert arb.beaten_by_us[0] == 0 and arb.races == 1
