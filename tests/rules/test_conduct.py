@@ -421,6 +421,16 @@ def test_saying_spit_twice_is_refused_quietly():
     assert [(o[0], o[4]) for o in m.out] == [(M.APPLIED, None), (M.QUIET, "already said spit")]
 
 
+def test_a_spit_outcome_names_the_player_who_said_it():
+    g = Game(3)
+    m = Log(g, Conduct())
+    m.press(1000, 1, A)
+    m.press(1500, 0, B)
+    m.tick(10_000)
+    assert [(o[0], o[1], o[2]) for o in m.out] == [(M.APPLIED, 1, ("spit", 1)),
+                                                   (M.APPLIED, 0, ("spit", 0))]
+
+
 def test_r44_a_slap_touched_at_the_signals_own_stamp_is_no_false_start():
     m = slap_round()
     m.press(m.signal_t, 1, A)
