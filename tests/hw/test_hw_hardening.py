@@ -29,8 +29,13 @@ class FakeDriver:
         self._io()
         self._cmds = getattr(self, "_cmds", []) + [c]
         if len(self._cmds) == 6:
-            _a, x0, _x1, _b, p0, _p1 = self._cmds
-            self._x0, self._page = x0, p0
+            # SSD1306: 0x21 sets the column window, 0x22 the page window (two bytes
+            # each); anything else leaves the window where it was.
+            col, x0, _x1, page, p0, _p1 = self._cmds
+            if col == 0x21:
+                self._x0 = x0
+            if page == 0x22:
+                self._page = p0
             self._cmds = []
 
     def write_data(self, buf):
@@ -74,6 +79,39 @@ def test_a_missing_display_at_power_up_is_reported_then_picked_up():
     assert len(tries) == 3 and shows > RETRY_SHOWS   # it waited between attempts
     assert drv.panel == d.buffer                      # and then sent the whole picture
     assert d.recoveries == 1 and d.problem is None
+
+
+def test_a_missing_display_is_tried_again_every_retry_shows_frames_exactly():
+    tries = []
+
+    def make():
+        tries.append(1)
+        raise OSError(19)
+    d = Display(None, make_driver=make, framebuf_module=framebuf)
+    for round_ in (1, 2):
+        for _ in range(RETRY_SHOWS):
+            assert d.show_spans(None) is False
+        assert len(tries) == round_                  # waited these frames out
+        assert d.show_spans(None) is False
+        assert len(tries) == round_ + 1              # then tried once more
+
+
+def test_a_driver_without_its_i2c_gets_the_same_window_commands():
+    # The port writes the window as one I2C transfer when it can reach the driver's
+    # bus; otherwise through write_cmd(), byte by byte: the panel must see the same.
+    drv = FakeDriver()
+    d = Display(None, driver=drv, framebuf_module=framebuf)
+    draw(d)
+    sent = []
+    real = drv.write_cmd
+
+    def write_cmd(c):
+        sent.append(c)
+        real(c)
+    drv.write_cmd = write_cmd
+    assert d.show() is True
+    assert drv.panel == d.buffer
+    assert sent[:6] == [0x21, 0, 127, 0x22, 0, 0] and len(sent) == 6 * 8
 
 
 def test_a_glitch_mid_frame_is_survived_and_the_picture_resent():
