@@ -114,6 +114,22 @@ def test_a_driver_without_its_i2c_gets_the_same_window_commands():
     assert sent[:6] == [0x21, 0, 127, 0x22, 0, 0] and len(sent) == 6 * 8
 
 
+def test_a_contrast_change_the_panel_refuses_is_counted_and_the_panel_set_up_again():
+    fail = [False]
+    drv = FakeDriver(fail=lambda n: fail[0])
+    d = Display(None, driver=drv, framebuf_module=framebuf)
+    draw(d)
+    assert d.show() is True
+    fail[0] = True
+    d.contrast(10)                                   # a NACK: nothing raised
+    assert d.errors == 1 and not d.ok
+    fail[0] = False
+    drv.panel[:] = bytes(1024)                       # what a glitch may leave
+    assert d.show_spans(bytearray([1, 0] * 8)) is True
+    assert d.ok and drv.inits == 1 and d.recoveries == 1
+    assert drv.panel == d.buffer                     # the whole picture, sent again
+
+
 def test_a_glitch_mid_frame_is_survived_and_the_picture_resent():
     drv = FakeDriver(fail=lambda n: n == 7)          # one NACK, in the first frame
     d = Display(None, driver=drv, framebuf_module=framebuf)
