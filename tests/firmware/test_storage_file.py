@@ -288,3 +288,13 @@ def test_bad_content_and_a_directory_are_one_line_each_and_a_failed_save_is_said
     err = capsys.readouterr().err.strip().split("\n")
     assert len(err) == 1 and err[0].startswith("storage: %s: cannot save: " % d)
     assert m.app.save_errors == 1 and m.app.note == "COULD NOT SAVE"
+
+
+def test_the_flash_reads_a_missing_file_as_none_and_raises_for_any_other_failure(tmp_path):
+    from firmware.hw.storage import Flash
+    f = Flash()
+    assert f.read(str(tmp_path / "spit.json")) is None
+    (tmp_path / "saved").write_bytes(b"{}")
+    assert f.read(str(tmp_path / "saved")) == b"{}"
+    with pytest.raises(OSError):
+        f.read(str(tmp_path))                        # a folder in the file's place
