@@ -441,3 +441,39 @@ def test_the_ring_channel_running_out_raises_no_dma_interrupt_and_poll_restarts_
     chip.now = (chip.stamp(9000, cap) + 10002) % (1 << 30)
     cap.poll()
     assert chip.regs[ring.reg(0x01C)] == ring.cfg["count"]   # TRANS_COUNT_TRIG: again
+
+
+def test_the_sampler_the_capture_loads_samples_once_every_loop_cycles(monkeypatch):
+    from tests.hw.test_buttons_pio_plan import PioModel
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    pressed = {5: 0b0001, 9: 0b0011, 14: 0b0000}          # changes on some loops
+
+    def levels(k):
+        bits = 0
+        for loop in sorted(pressed):
+            if k >= loop:
+                bits = pressed[loop]
+        w = (1 << 30) - 1
+        for i, (g, _p, _n) in enumerate(board.BUTTONS):
+            if bits >> i & 1:
+                w &= ~(1 << g)
+        return w
+    start = (sampler.execs[-1] & 0x1F) - sampler.origin     # where the capture jumped
+    sm = PioModel(sampler.prog, sampler.in_base, levels, pc=start)
+    sm.run_until(20 * cap.loop_cycles)
+    assert sm.samples[:20] == [k * cap.loop_cycles for k in range(20)]
+    assert len(sm.fifo) == 2 * 4                           # the first loop and 3 changes
+
+
+def test_poll_leaves_a_running_ring_channel_alone(monkeypatch):
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    ring = [d for d in chip.dmas if not d.closed][0]
+    chip.press(cap, 9000, 0b0001)
+    for k in range(1, 40):                                 # frames over 1.3 s
+        chip.now = (chip.stamp(9000, cap) + k * 33333) % (1 << 30)
+        cap.poll()
+    assert ring.reg(0x01C) not in chip.regs                # never re-triggered
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1]]

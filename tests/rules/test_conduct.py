@@ -320,6 +320,15 @@ def test_r44_after_the_signal_slaps_go_by_stamp_and_the_limit_counts_from_the_si
     assert m.out[-1][0] in (M.APPLIED,) and m.ended
 
 
+def test_r26_the_slap_time_left_counts_down_to_the_last_us_then_0():
+    m = slap_round()
+    s = m.signal_t
+    m.tick(s)
+    end = s + SLAP_LIMIT_US
+    assert m.slap_left_us(end - 2) == 2 and m.slap_left_us(end - 1) == 1
+    assert m.slap_left_us(end) == 0 and m.slap_left_us(end + 5) == 0
+
+
 def test_r44_with_the_signal_off_the_slap_is_on_sight_as_before():
     m = slap_round(Conduct(signal=0))
     assert m.signal_t is None and m.signalled and m.deadline == T0 + SLAP_LIMIT_US

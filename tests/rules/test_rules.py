@@ -902,3 +902,10 @@ def test_r39_bad_layouts_and_decks_are_refused_with_their_reason():
     assert Rules(target=1).target == 1                 # the smallest target there is
     with pytest.raises(ValueError):
         Rules(target=0)
+
+
+def test_r40_a_seed_may_be_any_small_int_of_the_device_0_to_2_to_the_30_minus_1():
+    from shared_rules.game import MAX_SEED
+    assert MAX_SEED == (1 << 30) - 1
+    a, b = Game(MAX_SEED), Game(MAX_SEED)
+    assert a.snapshot() == b.snapshot() and Game(MAX_SEED - 1).snapshot() != a.snapshot()
