@@ -883,6 +883,34 @@ def test_r42_player_0_reaching_exactly_the_target_ends_the_game_too():
     assert g.phase == OVER and g.scores == [10, 4] and g.winner == 1
 
 
+def test_r42_a_player_one_card_short_of_the_target_plays_on():
+    # Player 0 would reach 7 + 2 = 9 of 10, player 1 0 + 4: nobody reaches the target,
+    # so the round ends in the slap as usual (R25), whatever the other player holds.
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"), rules=Rules(points=True, target=10))
+    g.scores = [7, 0]
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.phase == SLAP and g.winner is None
+
+
+def test_r40_the_digest_tells_every_kind_of_round_ending_apart():
+    digests = set()
+    for ending in (None, {"end": "out", "out": 0}, {"end": "out", "out": 1},
+                   {"end": "stalled", "out": None}, {"end": "stalled", "out": 0},
+                   {"end": "stalled", "out": 1}):
+        g = Game(9)
+        g.ending = ending
+        digests.add(g.digest())
+    assert len(digests) == 6
+
+
+@pytest.mark.parametrize("verb", ["spot", "tap", "zap", "sp", "spits"])
+def test_r39_a_verb_that_is_not_the_games_is_refused_as_a_bad_action(verb):
+    g = Game(4)
+    assert g.why_not((verb, 0)) == "bad action" and g.apply((verb, 0)) == "bad action"
+    assert g.said == [False, False]
+
+
 def test_r36_a_standard_game_scores_no_points():
     g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
                hands=("2C 3C", "4D"))
