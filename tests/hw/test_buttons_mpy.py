@@ -290,6 +290,19 @@ def test_a_spike_dropped_beside_a_held_back_press_leaves_that_press_waiting(res)
     assert r["down"] == [False, False, True, False] and r["bounces"][0] == 1   # the spike
 
 
+def test_a_real_press_beside_a_held_back_one_is_one_press_and_stays_down(res):
+    r = res["held_back_beside_a_real_press"]
+    assert r["events"] == [[100000, 0, "A", 1], [106500, 1, "B", 1], [105000, 1, "A", 1]]
+    assert r["down"] == [True, False, True, True] and r["bounces"][0] == 0
+
+
+def test_buttons_on_gpio_0_and_1_alone_are_read(res):
+    r = res["gpio_zero_and_one"]
+    assert r["at_start"] == [False, False] and r["quiet"] == []
+    assert r["events"] == [[50000, 1, "A", 1], [80000, 0, "A", 1]]
+    assert r["down"] == [True, True]
+
+
 def test_a_spike_never_seen_closed_is_not_a_press(res):
     r = res["spike"]
     assert r["mid"] == [] and r["after"] == []

@@ -477,3 +477,17 @@ def test_poll_leaves_a_running_ring_channel_alone(monkeypatch):
         cap.poll()
     assert ring.reg(0x01C) not in chip.regs                # never re-triggered
     assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1]]
+
+
+@pytest.mark.parametrize("phase", [0, 1, 2, 3, 124])
+def test_calibration_at_any_phase_of_the_microsecond_stamps_right(monkeypatch, phase):
+    # The first timer read's phase near the µs boundary (either side) moves the time
+    # base across a µs: the stamps still come out at their samples' µs.
+    chip = Chip(monkeypatch, phase=phase)
+    cap = started(chip)
+    for loop in (20000, 20001, 20007):
+        chip.press(cap, loop, 0b0001 if loop % 2 == 0 else 0)
+    got = ev(cap.drain(poll=False))
+    assert len(got) == 1
+    assert abs(got[0][0] - chip.stamp(20000, cap)) <= 1
+    assert 0 <= got[0][0] < 1 << 30

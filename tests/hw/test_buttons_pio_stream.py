@@ -167,6 +167,18 @@ def test_a_press_in_the_first_samples_after_start_has_its_samples_stamp(res, loo
     assert r["events"] == r["expected"]
 
 
+def test_a_bounce_is_counted_for_the_button_that_bounced_only(res):
+    r = res["bounce_counts_its_own_button"]
+    assert r["events"] == [[r["press"], 0, "B", 1], [r["press"], 1, "A", 1]]
+    assert r["bounces"] == [0, 2, 0, 0]
+
+
+@pytest.mark.parametrize("where", ["before", "before_at_0", "after"])
+def test_a_time_base_placed_across_a_microsecond_still_stamps_each_samples_microsecond(res, where):
+    r = res["time_base_across_a_microsecond"][where]
+    assert r["stamps"] == r["expected"]
+
+
 def test_the_handler_allocates_nothing(mp_results):
     r = mp_results["heap_lock"]
     assert r["micropython"] is True

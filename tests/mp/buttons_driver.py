@@ -820,6 +820,38 @@ def case_spike_beside_held():
             "down": [bc.is_down(i) for i in range(4)], "bounces": list(bc.bounces)}
 
 
+def case_held_back_beside_a_real_press():
+    # A0 pressed for real; A1's IRQ 5 ms later reads its contact open (held back).
+    # While A1 waits, A0 is neither pressed again nor taken for a spike when its own
+    # lock-out ends; A1 comes out at its first edge once closed.
+    bc = new_board()
+    b = BOARD
+    b.edge(100_000, A0, True)
+    out = ev(bc.drain())
+    b.set_time(105_000)
+    b.fire(A1)
+    b.set_time(106_000)
+    out += ev(bc.drain())
+    b.edge(106_500, B1, True)        # another button's IRQ: a scan while both are locked
+    out += ev(bc.drain())
+    b.edge(112_000, A1, True)        # A0's lock-out is over by this scan
+    out += ev(bc.drain())
+    return {"events": out, "down": [bc.is_down(i) for i in range(4)],
+            "bounces": list(bc.bounces)}
+
+
+def case_gpio_zero_and_one():
+    # Buttons on GPIO 0 and 1 only: both released at start, each pressed in turn.
+    bc = new_board(pins=((0, 0, "A"), (1, 1, "A")))
+    b = BOARD
+    at_start = [bc.is_down(0), bc.is_down(1)]
+    quiet = ev(bc.drain())
+    b.edge(50_000, 1, True)
+    b.edge(80_000, 0, True)
+    return {"at_start": at_start, "quiet": quiet, "events": ev(bc.drain()),
+            "down": [bc.is_down(0), bc.is_down(1)]}
+
+
 CASES = {
     "start": case_start,
     "held_at_start": case_held_at_start,
@@ -851,6 +883,8 @@ CASES = {
     "late_bounces": case_late_bounces,
     "gpio_zero": case_gpio_zero,
     "spike_beside_held": case_spike_beside_held,
+    "held_back_beside_a_real_press": case_held_back_beside_a_real_press,
+    "gpio_zero_and_one": case_gpio_zero_and_one,
 }
 
 

@@ -70,8 +70,10 @@ class FakeMachine:
 class Sampler:
     """The PIO and its DMA ring as the capture sees them."""
 
-    def __init__(self, ring_words=256, debounce_us=10000):
-        self.now = [T0]
+    def __init__(self, ring_words=256, debounce_us=10000, t0=T0, f0=F0):
+        self.t0 = t0
+        self.f0 = f0
+        self.now = [t0]
         cap = PioCapture(pico.BUTTONS, debounce_us, ring_words=ring_words, cycles_per_us=CPU,
                          ticks_us=self.ticks)
         self.mem = FakeMem()
@@ -84,7 +86,7 @@ class Sampler:
         cap._stall = 1
         cap._ch_ctrl = CH_CTRL
         cap._ch_trig = TRIG
-        cap._timebase(T0, F0)
+        cap._timebase(t0, f0)
         cap._running = True
         self.cap = cap
         self.n = ring_words
@@ -98,7 +100,7 @@ class Sampler:
         return self.now[0]
 
     def stamp(self, loop):
-        return (T0 + (F0 + loop * self.cap._L) // CPU) % PERIOD
+        return (self.t0 + (self.f0 + loop * self.cap._L) // CPU) % PERIOD
 
     def time_of(self, loop):
         """Set the clock to just after loop `loop`'s sample."""
@@ -551,6 +553,40 @@ def case_first_samples():
     return out
 
 
+def case_bounce_counts_its_own_button():
+    # P1 A and P0 B pressed together, both in their lock-outs; P0 B bounces twice:
+    # the bounces are P0 B's alone.
+    s = Sampler()
+    p = 1000
+    s.sample(p, 4 | 2)
+    s.sample(p + loops_for_us(40), 4)
+    s.sample(p + loops_for_us(90), 4 | 2)
+    s.time_of(p + loops_for_us(90))
+    s.irq()
+    return {"events": ev(s.cap.drain(poll=False)), "bounces": list(s.cap.bounces),
+            "press": s.stamp(p)}
+
+
+def case_time_base_across_a_microsecond():
+    # Calibration may place loop 0's sample a few cycles before the µs of the timer
+    # read it was taken from (or a whole µs of cycles after it): the time base moves
+    # to the µs the sample is in, across the tick wrap too.
+    out = {}
+    for name, t0, f0 in (("before", T0, -3), ("before_at_0", 0, -3), ("after", T0, CPU + 5)):
+        s = Sampler(t0=t0, f0=f0)
+        got = []
+        expected = []
+        for k, loop in enumerate((0, 1 + loops_for_us(20000), 2 + loops_for_us(40000))):
+            s.sample(loop, 1 if k % 2 == 0 else 0)
+            s.time_of(loop)
+            s.irq()
+            expected.append(s.stamp(loop))
+            s.now[0] = (s.now[0] + 20000) % PERIOD
+            got += [e[0] for e in ev(s.cap.drain())]
+        out[name] = {"stamps": got, "expected": expected}
+    return out
+
+
 CASES = {
     "stamps": case_stamps,
     "sub_us": case_sub_us,
@@ -570,6 +606,8 @@ CASES = {
     "two_lone_count_words": case_two_lone_count_words,
     "retrigger": case_retrigger,
     "first_samples": case_first_samples,
+    "bounce_counts_its_own_button": case_bounce_counts_its_own_button,
+    "time_base_across_a_microsecond": case_time_base_across_a_microsecond,
 }
 
 
