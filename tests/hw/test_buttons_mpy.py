@@ -200,6 +200,8 @@ def test_bad_pin_maps_and_options_are_refused(res):
         "gpio 30": "ValueError",   # would make the masked GPIO_IN word a heap int
         "gpio 31": "ValueError",
         "gpio -1": "ValueError",
+        "gpio -1 says": "gpio out of range: -1",
+        "gpio 30 says": "gpio out of range: 30",
         "gpio twice": "ValueError",
         "thirty pins": "ok",
         "thirty-one pins": "ValueError",

@@ -612,6 +612,14 @@ def _config_error(pins, **kw):
     return "ok"
 
 
+def _config_message(pins, **kw):
+    try:
+        ButtonCapture(pins, ticks_us=BOARD.ticks, **kw)
+    except ValueError as e:
+        return str(e)
+    return "ok"
+
+
 def case_bad_config():
     # Pin maps and options a board could be given: each accepted or refused as a whole.
     one = [(2, 0, "A")]
@@ -622,6 +630,8 @@ def case_bad_config():
         "gpio 30": _config_error([(30, 0, "A")]),
         "gpio 31": _config_error([(2, 0, "A"), (31, 1, "A")]),
         "gpio -1": _config_error([(-1, 0, "A")]),
+        "gpio -1 says": _config_message([(-1, 0, "A")]),
+        "gpio 30 says": _config_message([(30, 0, "A")]),
         "gpio twice": _config_error([(5, 0, "A"), (5, 1, "A")]),
         "thirty pins": _config_error(thirty),
         "thirty-one pins": _config_error(thirty + [(2, 0, "X")]),
