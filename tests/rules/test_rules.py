@@ -937,3 +937,26 @@ def test_r40_a_seed_may_be_any_small_int_of_the_device_0_to_2_to_the_30_minus_1(
     assert MAX_SEED == (1 << 30) - 1
     a, b = Game(MAX_SEED), Game(MAX_SEED)
     assert a.snapshot() == b.snapshot() and Game(MAX_SEED - 1).snapshot() != a.snapshot()
+
+
+def test_rules_print_as_their_options():
+    assert repr(Rules()) == "Rules(points=False, manual_flip=False, target=100)"
+    assert repr(Rules(True, True, 7)) == "Rules(points=True, manual_flip=True, target=7)"
+
+
+def test_r39_actions_read_from_text_apply_like_the_same_actions_written_out():
+    # A replay's actions are strings split from its lines: equal to the literals the
+    # pads write, but other objects. The game goes by what they say.
+    def text(word):
+        return "".join(list(word))                 # the same word, a new string
+    for verb, action in (("play", ("play", 0, 0, 0)), ("fill", ("fill", 0, 2, 3))):
+        g = layout(["9D", "KC", "4C QC", E, E], ["7C", "6C", "2H", E, E], ["8S", "5D"],
+                   hands=("3C", "4S"))
+        h = layout(["9D", "KC", "4C QC", E, E], ["7C", "6C", "2H", E, E], ["8S", "5D"],
+                   hands=("3C", "4S"))
+        read = (text(verb),) + action[1:]
+        assert read == action and read[0] is not action[0]
+        assert g.apply(read) is None and h.apply(action) is None
+        assert g.snapshot() == h.snapshot()
+    g = Game(8)
+    assert g.apply((text("spit"), 0)) is None and g.said[0]
