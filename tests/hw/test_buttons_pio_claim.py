@@ -38,8 +38,10 @@ class Chip:
     calibration read past its µs."""
 
     def __init__(self, monkeypatch, chip="RP2040", mhz=125, busy=(0, 0), phase=40,
-                 t0=(1 << 30) - 5000, load_at=(7, 25)):
+                 t0=(1 << 30) - 5000, load_at=(7, 25), full_pios=(), dma_channels=12):
         self.chip = chip
+        self.full_pios = full_pios       # PIO blocks with no room for a program
+        self.dma_channels = dma_channels
         self.load_at = list(load_at)     # where the PIO puts the programs, in load order
         self.slept_us = 0
         self.cal_start = None            # (pio_id, slept_us) when the calibrator started
@@ -96,6 +98,9 @@ class Chip:
         class StateMachine:
             def __init__(self, sm_id, prog, in_base=None):
                 self.pio_id, self.index = divmod(sm_id, 4)
+                if self.pio_id in chip_self.full_pios:
+                    raise OSError(12, "no room for the program")
+                self.y = 0
                 self.prog = prog
                 self.in_base = in_base
                 self.on = False
@@ -107,6 +112,8 @@ class Chip:
 
             def exec(self, instr):
                 self.execs.append(instr)
+                if instr >> 13 == 0b111 and (instr >> 5) & 7 == 0b010:   # set y, <data>
+                    self.y = instr & 31
 
             def active(self, v=None):
                 if v is not None:
@@ -115,6 +122,8 @@ class Chip:
 
         class DMA:
             def __init__(self):
+                if len(chip_self.dmas) >= chip_self.dma_channels:
+                    raise OSError(16, "no free DMA channel")
                 self.channel = len(chip_self.dmas)
                 self.cfg = None
                 self.closed = False
@@ -238,7 +247,7 @@ class Chip:
             return                                  # nobody takes the words: no reads
         timer = [d for d in self.dmas if not d.closed and d.cfg
                  and d.cfg["ctrl"].get("chain_to") == reader[0].channel]
-        for i in range(32):
+        for i in range(cal[0].y + 1):                  # the calibrator pushes Y + 1 times
             if not before * self.cpu <= i * period < (self.slept_us - start) * self.cpu:
                 continue
             for d in timer:
@@ -491,3 +500,33 @@ def test_calibration_at_any_phase_of_the_microsecond_stamps_right(monkeypatch, p
     assert len(got) == 1
     assert abs(got[0][0] - chip.stamp(20000, cap)) <= 1
     assert 0 <= got[0][0] < 1 << 30
+
+
+def test_a_pio_block_with_no_room_is_passed_over_for_the_other(monkeypatch):
+    chip = Chip(monkeypatch, full_pios=(0,))
+    cap = started(chip)
+    assert cap._pio_id == 1 and {s.pio_id for s in chip.sms} == {1}
+    chip.press(cap, 6000, 0b0100)
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[1, "A", 1]]
+
+
+def test_no_pio_block_with_room_says_why(monkeypatch):
+    chip = Chip(monkeypatch, full_pios=(0, 1))
+    with pytest.raises(CaptureUnavailable, match="PIO1: .*no room"):
+        started(chip)
+    assert chip.dmas == []
+
+
+def test_too_few_dma_channels_is_said_and_everything_freed(monkeypatch):
+    chip = Chip(monkeypatch, dma_channels=2)
+    with pytest.raises(CaptureUnavailable, match="OSError: .*no free DMA channel"):
+        started(chip)
+    assert all(d.closed for d in chip.dmas) and not any(s.on for s in chip.sms)
+    assert all(len(p.removed) == 2 for p in chip.pios.values() if p.removed)
+
+
+def test_the_calibrator_is_set_to_push_32_times(monkeypatch):
+    chip = Chip(monkeypatch)
+    started(chip)
+    cal = [s for s in chip.sms if s.in_base is None][0]
+    assert cal.y == 31
