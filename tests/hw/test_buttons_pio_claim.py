@@ -530,3 +530,40 @@ def test_the_calibrator_is_set_to_push_32_times(monkeypatch):
     started(chip)
     cal = [s for s in chip.sms if s.in_base is None][0]
     assert cal.y == 31
+
+
+def test_an_exception_in_the_handler_is_counted_once_and_the_capture_goes_on(monkeypatch):
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    real = cap._process
+    calls = []
+
+    def once():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("glitch")
+        real()
+    cap._process = once
+    chip.press(cap, 5000, 0b0001)                  # the handler raises: counted
+    assert cap.errors == 1
+    chip.press(cap, 100000, 0b0000)                # the next run reads both
+    assert cap.errors == 1
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1], [0, "A", 0]]
+
+
+def test_stamps_are_exact_away_from_a_microseconds_edge(monkeypatch):
+    # The time base is the middle of the calibration's window: a sample more than a
+    # few cycles from a µs boundary is stamped with exactly its µs.
+    chip = Chip(monkeypatch, phase=40)
+    cap = started(chip)
+    checked = 0
+    for k in range(1, 25):
+        loop = k * 80000 + 3 * k
+        chip.press(cap, loop, k % 2)
+        got = ev(cap.drain(poll=False))
+        assert len(got) == 1
+        c = (chip.phase + loop * cap.loop_cycles - 2) % chip.cpu
+        if 8 <= c <= chip.cpu - 8:
+            assert got[0][0] == chip.stamp(loop, cap)
+            checked += 1
+    assert checked >= 10
