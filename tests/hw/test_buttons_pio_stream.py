@@ -179,6 +179,13 @@ def test_a_time_base_placed_across_a_microsecond_still_stamps_each_samples_micro
     assert r["stamps"] == r["expected"]
 
 
+def test_a_change_emitted_at_a_lock_outs_end_starts_a_lock_out_of_its_own(res):
+    r = res["lockout_after_a_swallowed_change"]
+    end = (r["press"] + 10000) % (1 << 30)
+    assert r["first"] == [[r["press"], 0, "A", 1], [end, 0, "A", 0]]
+    assert r["later"] == [] and r["bounces"][0] == 3
+
+
 def test_the_handler_allocates_nothing(mp_results):
     r = mp_results["heap_lock"]
     assert r["micropython"] is True

@@ -587,6 +587,28 @@ def case_time_base_across_a_microsecond():
     return out
 
 
+def case_lockout_after_a_swallowed_change():
+    # A release swallowed by the press's lock-out comes out at its end and starts a
+    # lock-out of its own: a bounce closed 1 ms after that is a bounce, not a press.
+    s = Sampler()
+    p = 1000
+    s.sample(p, 1)
+    s.sample(p + loops_for_us(3000), 0)       # the release, inside the lock-out
+    s.time_of(p + loops_for_us(3000))
+    s.irq()
+    press = s.stamp(p)
+    s.now[0] = (press + 10500) % PERIOD
+    first = ev(s.cap.drain())                 # the press, and the release at the end
+    q = p + loops_for_us(11000)
+    s.sample(q, 1)                            # a bounce 1 ms after the lock-out's end
+    s.sample(q + loops_for_us(40), 0)
+    s.time_of(q + loops_for_us(40))
+    s.irq()
+    s.now[0] = (press + 30000) % PERIOD
+    later = ev(s.cap.drain())
+    return {"first": first, "later": later, "press": press, "bounces": list(s.cap.bounces)}
+
+
 CASES = {
     "stamps": case_stamps,
     "sub_us": case_sub_us,
@@ -608,6 +630,7 @@ CASES = {
     "first_samples": case_first_samples,
     "bounce_counts_its_own_button": case_bounce_counts_its_own_button,
     "time_base_across_a_microsecond": case_time_base_across_a_microsecond,
+    "lockout_after_a_swallowed_change": case_lockout_after_a_swallowed_change,
 }
 
 

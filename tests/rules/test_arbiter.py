@@ -491,3 +491,24 @@ def test_r20_the_margin_of_a_lost_race_is_the_smallest_even_when_it_is_zero():
     arb.press(("play", 0, 0, 0), 5000)          # 9C, aimed at pile 0 when read
     assert [r for a, t, r in arb.settle(8001)] == [BEATEN]
     assert arb.beaten_by_us[0] == 0 and arb.races == 1
+
+
+def test_ticks_diff_of_half_the_period_is_negative_as_micropythons():
+    half = TICKS_PERIOD // 2
+    assert ticks_diff(half, 0) == -half == micropython_ticks_diff(half, 0)
+    assert ticks_diff(0, half) == -half and ticks_diff(half + 5, 5) == -half
+    assert ticks_diff(half - 1, 0) == half - 1
+
+
+def test_r20_a_late_press_lost_the_race_to_the_card_on_top_not_the_one_below():
+    # Pile 0 holds 3C under 8S. Player 1 covers the 8S with 7C; player 0's 9D, touched
+    # 100 µs later but read after that play was settled, fitted the 8S it covered: a
+    # lost race (R20), though it fits neither the 7C now on top nor the 3C below.
+    g = layout(["9D", "KC", E, E, E], ["7C", "2H", E, E, E], ["3C 8S", "5D"],
+               hands=("4C", "4S"))
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 1, 0, 0), 10_000)
+    assert [r for a, t, r in arb.settle(13_000)] == [None]
+    arb.press(("play", 0, 0, 0), 10_100)
+    assert [r for a, t, r in arb.settle(13_001)] == [BEATEN]
+    assert arb.beaten_by_us[0] == 100
