@@ -211,3 +211,10 @@ def test_r40_replays_are_equal_only_with_the_same_seed_rules_conduct_and_records
     other.conduct = Conduct()
     assert other != rp() and rp() != other
     assert rp() != "spit-replay 1\nseed 5\n"
+
+
+@pytest.mark.parametrize("line", ["settle 100 7", "frame 100 100", "settle", "frame"])
+def test_r40_a_settle_or_frame_record_holds_exactly_one_time(line):
+    with pytest.raises(ValueError) as e:
+        parse("spit-replay 1\nseed 1\n%s\n" % line)
+    assert "line 3" in str(e.value) and "unknown record" in str(e.value)
