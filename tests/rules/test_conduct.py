@@ -253,6 +253,20 @@ def test_r44_a_slap_before_the_signal_is_a_false_start_and_takes_the_larger_pile
         assert m.false_starts[who] == 1 and m.game.round == 2 and m.ended
 
 
+def test_r44_a_real_slap_equal_to_a_false_starts_converted_one_is_not_a_false_start():
+    # Player 0's false start becomes player 1's slap of a pile; player 1's own slap of
+    # that same pile, just after the signal, is settled after it: refused, and no
+    # second false start of player 0.
+    for button in (A, B):
+        m = slap_round()
+        s = m.signal_t
+        m.press(s - 1, 0, A)
+        m.press(s + 1, 1, button)
+        m.tick(s + 3 * MS)
+        assert m.false_starts == [1, 0], button
+        assert [o[0] for o in m.out[-2:]].count(M.FALSE_START) == 1, button
+
+
 def test_r44_of_two_equal_piles_the_false_starter_takes_the_one_they_did_not_slap():
     for who, button, slapped in ((0, A, 0), (0, B, 1), (1, A, 1), (1, B, 0)):
         m = slap_round(piles=("4H", "7S 9S"))           # 2 and 2 after the play
