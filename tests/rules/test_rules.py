@@ -911,6 +911,14 @@ def test_r39_a_verb_that_is_not_the_games_is_refused_as_a_bad_action(verb):
     assert g.said == [False, False]
 
 
+def test_r42_player_1_going_past_the_target_ends_the_game():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"), rules=Rules(points=True, target=10))
+    g.scores = [0, 8]                                  # player 1: 8 + 4 = 12, past 10
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.phase == OVER and g.scores[1] == 12 and g.winner is not None
+
+
 def test_r36_a_standard_game_scores_no_points():
     g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
                hands=("2C 3C", "4D"))
