@@ -343,6 +343,17 @@ def test_r26_the_slap_time_left_counts_down_to_the_last_us_then_0():
     assert m.slap_left_us(end) == 0 and m.slap_left_us(end + 5) == 0
 
 
+def test_r26_the_tables_own_slap_waits_for_the_time_limits_very_us():
+    m = slap_round()
+    s = m.signal_t
+    m.tick(s)
+    end = s + SLAP_LIMIT_US
+    m.tick(end - 1)
+    assert m.auto is None and m.due_us() == end       # not yet: one µs to go
+    m.tick(end)
+    assert m.auto is not None
+
+
 def test_r44_with_the_signal_off_the_slap_is_on_sight_as_before():
     m = slap_round(Conduct(signal=0))
     assert m.signal_t is None and m.signalled and m.deadline == T0 + SLAP_LIMIT_US
