@@ -325,13 +325,21 @@ def case_idle_frames():
     return {"process_calls": calls[0], "irq_left_off": FakeMachine.disabled[0] - before}
 
 
-def case_lockout_due():
+def case_lockout_due_bit_1():
+    # The same with a lock-out ending on a µs whose bit 1 is set (+ 2 µs is then no
+    # mere bit set).
+    return case_lockout_due(odd=True)
+
+
+def case_lockout_due(odd=False):
     # poll() works on time alone only when a lock-out ends (its end + _MARGIN_US): a
     # press (handler), a release swallowed by its lock-out, then another button's press
     # taken by poll(); frames up to the first lock-out's end do nothing, and the one at
     # its end (+ 2 µs) emits the swallowed release at the lock-out's end.
     s = Sampler()
     p = 1000
+    while odd and not (s.stamp(p) + 10000) & 2:
+        p += 1
     s.sample(p, 1)
     s.time_of(p)
     s.irq()
@@ -618,6 +626,7 @@ CASES = {
     "overflow": case_overflow,
     "idle_frames": case_idle_frames,
     "lockout_due": case_lockout_due,
+    "lockout_due_bit_1": case_lockout_due_bit_1,
     "overlapping_lockouts": case_overlapping_lockouts,
     "heap_lock": case_heap_lock,
     "lost_then_batch": case_lost_then_batch,
