@@ -27,7 +27,11 @@ def regen_golden(request):
 # found for one mutant must not be replayed against the next).
 from hypothesis import settings as _hypothesis_settings  # noqa: E402
 
-_hypothesis_settings.register_profile("mutate", derandomize=True, database=None)
+_hypothesis_settings.register_profile("mutate", derandomize=True, database=None, deadline=None)
+# No example has a time limit: speed is the benchmarks' business, and on a loaded
+# machine a deadline fails a test (or "kills" a mutant) for no fault of the code.
+_hypothesis_settings.register_profile("spit", deadline=None)
+_hypothesis_settings.load_profile("spit")
 
 
 # ---- the emulated Pico ------------------------------------------------------------------

@@ -431,3 +431,13 @@ def test_buzzer_beep_is_2000_hz_for_120_ms():
     assert b.tune == ("beep", 2000, 120)
     b.step(0)
     assert m.sounding() == 2000
+
+
+def test_buzzer_counts_the_tunes_it_was_asked_to_play():
+    from firmware.hw.buzzer import Buzzer
+    m = _BuzzerMachine()
+    b = Buzzer(16, m)
+    assert b.played == 0 and m.sounding() == 0
+    b.play(("one", 440, 10))
+    b.beep()
+    assert b.played == 2

@@ -288,3 +288,35 @@ def test_bad_content_and_a_directory_are_one_line_each_and_a_failed_save_is_said
     err = capsys.readouterr().err.strip().split("\n")
     assert len(err) == 1 and err[0].startswith("storage: %s: cannot save: " % d)
     assert m.app.save_errors == 1 and m.app.note == "COULD NOT SAVE"
+
+
+def test_the_flash_reads_a_missing_file_as_none_and_raises_for_any_other_failure(tmp_path):
+    from firmware.hw.storage import Flash
+    f = Flash()
+    assert f.read(str(tmp_path / "spit.json")) is None
+    (tmp_path / "saved").write_bytes(b"{}")
+    assert f.read(str(tmp_path / "saved")) == b"{}"
+    with pytest.raises(OSError):
+        f.read(str(tmp_path))                        # a folder in the file's place
+
+
+@pytest.mark.parametrize("errno", [1, 13, 5])
+def test_the_flash_raises_when_a_file_cannot_be_read_for_any_reason_but_its_absence(monkeypatch, errno):
+    from firmware.hw.storage import Flash
+
+    def refuse(name, mode="r"):
+        raise OSError(errno, "refused")
+    monkeypatch.setattr(S, "open", refuse, raising=False)
+    with pytest.raises(OSError):
+        Flash().read("spit.json")
+
+
+def test_a_file_whose_checksum_is_off_either_way_is_not_read():
+    good = S.encode({"v": 1})
+    head, body = good.split(b"\n", 1)
+    magic, crc, n = head.split()
+    for delta in (1, -1):
+        other = (int(crc, 16) + delta) & 0xFFFFFFFF
+        bad = b"%s %08x %s\n" % (magic, other, n) + body
+        assert S.decode(bad) is None
+    assert S.decode(good) == {"v": 1}

@@ -200,6 +200,8 @@ def test_bad_pin_maps_and_options_are_refused(res):
         "gpio 30": "ValueError",   # would make the masked GPIO_IN word a heap int
         "gpio 31": "ValueError",
         "gpio -1": "ValueError",
+        "gpio -1 says": "gpio out of range: -1",
+        "gpio 30 says": "gpio out of range: 30",
         "gpio twice": "ValueError",
         "thirty pins": "ok",
         "thirty-one pins": "ValueError",
@@ -259,6 +261,48 @@ def test_first_edge_is_the_touch_even_when_the_read_sees_the_contact_open(res):
     assert r["release"] == [[200000, 0, "A", 0]]
     assert r["again"] == [[300000, 1, "B", 1]]  # a stray call for a held button adds nothing
     assert r["presses"] == [1, 0, 0, 1]
+
+
+def test_presses_held_back_together_read_released_and_each_comes_out_at_its_first_edge(res):
+    r = res["held_back_neighbours"]
+    assert r["down_held_a0"] == [False] * 4 and r["down_held_both"] == [False] * 4
+    assert r["first"] == [[100100, 1, "A", 1]]
+    assert r["second"] == [[100000, 0, "A", 1]]
+    assert r["down"] == [True, False, True, False]
+
+
+def test_an_irq_after_the_lock_out_that_finds_the_level_unchanged_adds_nothing(res):
+    r = res["late_bounces"]
+    assert r["events"] == [[100000, 0, "A", 1], [200000, 0, "A", 0]]
+    assert r["down_pressed"] is True and r["down"] is False
+    assert r["presses"] == [1, 0, 0, 0] and r["bounces"] == [2, 0, 0, 0]
+
+
+def test_a_button_on_gpio_0_is_released_at_start_and_then_pressed(res):
+    r = res["gpio_zero"]
+    assert r["at_start"] == [False] * 4 and r["quiet"] == []
+    assert r["down"] is True and r["up"] is False
+    assert r["events"] == [[50000, 0, "A", 1], [90000, 0, "A", 0]]
+
+
+def test_a_spike_dropped_beside_a_held_back_press_leaves_that_press_waiting(res):
+    r = res["spike_beside_held"]
+    assert r["mid"] == [] and r["down_mid"] == [False] * 4
+    assert r["events"] == [[105000, 1, "A", 1]]
+    assert r["down"] == [False, False, True, False] and r["bounces"][0] == 1   # the spike
+
+
+def test_a_real_press_beside_a_held_back_one_is_one_press_and_stays_down(res):
+    r = res["held_back_beside_a_real_press"]
+    assert r["events"] == [[100000, 0, "A", 1], [106500, 1, "B", 1], [105000, 1, "A", 1]]
+    assert r["down"] == [True, False, True, True] and r["bounces"][0] == 0
+
+
+def test_buttons_on_gpio_0_and_1_alone_are_read(res):
+    r = res["gpio_zero_and_one"]
+    assert r["at_start"] == [False, False] and r["quiet"] == []
+    assert r["events"] == [[50000, 1, "A", 1], [80000, 0, "A", 1]]
+    assert r["down"] == [True, True]
 
 
 def test_a_spike_never_seen_closed_is_not_a_press(res):

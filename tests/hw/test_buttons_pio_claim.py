@@ -20,6 +20,8 @@ PIO_BASE = (0x50200000, 0x50300000)
 DMA_BASE = 0x50000000
 TIMERAWL = {"RP2040": 0x40054028, "RP2350": 0x400B0028}
 MASK29 = (1 << 29) - 1
+SM0_ADDR, SM_STRIDE = 0x0D4, 0x18   # SMx_ADDR: the instruction a state machine is at
+TREQ_PERMANENT = 0x3F
 MACHINE = {"RP2040": "Raspberry Pi Pico with RP2040",
            "RP2350": "Raspberry Pi Pico 2 with RP2350"}
 
@@ -36,8 +38,14 @@ class Chip:
     calibration read past its µs."""
 
     def __init__(self, monkeypatch, chip="RP2040", mhz=125, busy=(0, 0), phase=40,
-                 t0=(1 << 30) - 5000):
+                 t0=(1 << 30) - 5000, load_at=(7, 25), full_pios=(), dma_channels=12):
         self.chip = chip
+        self.full_pios = full_pios       # PIO blocks with no room for a program
+        self.dma_channels = dma_channels
+        self.load_at = list(load_at)     # where the PIO puts the programs, in load order
+        self.slept_us = 0
+        self.cal_start = None            # (pio_id, slept_us) when the calibrator started
+        self.dma_irqs = []               # channels that raised a DMA interrupt
         self.cpu = mhz
         self.phase = phase
         self.t0 = t0
@@ -90,14 +98,22 @@ class Chip:
         class StateMachine:
             def __init__(self, sm_id, prog, in_base=None):
                 self.pio_id, self.index = divmod(sm_id, 4)
+                if self.pio_id in chip_self.full_pios:
+                    raise OSError(12, "no room for the program")
+                self.y = 0
                 self.prog = prog
                 self.in_base = in_base
                 self.on = False
                 self.execs = []
+                self.origin = chip_self.load_at.pop(0)
+                # A new state machine is at its program's first instruction.
+                chip_self.regs[PIO_BASE[self.pio_id] + SM0_ADDR + SM_STRIDE * self.index] = self.origin
                 chip_self.sms.append(self)
 
             def exec(self, instr):
                 self.execs.append(instr)
+                if instr >> 13 == 0b111 and (instr >> 5) & 7 == 0b010:   # set y, <data>
+                    self.y = instr & 31
 
             def active(self, v=None):
                 if v is not None:
@@ -106,6 +122,8 @@ class Chip:
 
         class DMA:
             def __init__(self):
+                if len(chip_self.dmas) >= chip_self.dma_channels:
+                    raise OSError(16, "no free DMA channel")
                 self.channel = len(chip_self.dmas)
                 self.cfg = None
                 self.closed = False
@@ -117,10 +135,26 @@ class Chip:
 
             def config(self, read=None, write=None, count=None, ctrl=None, trigger=False):
                 self.cfg = {"read": read, "write": write, "count": count, "ctrl": ctrl}
+                chip_self.regs[self.reg(0x004)] = chip_self.addr_of(write)
                 if trigger:
                     chip_self.regs[self.reg(0x008)] = count
                     chip_self.regs[self.reg(0x00C)] = 1 << 24
-                    chip_self.regs[self.reg(0x004)] = chip_self.addr_of(write)
+                    if ctrl.get("treq_sel") == TREQ_PERMANENT:
+                        self.transfer()            # unpaced: it runs at once
+
+            def transfer(self, value=0x5A5A):
+                """One triggered run: `count` words to the write address, which moves
+                on with inc_write; at its end the channel's interrupt unless quiet."""
+                c = self.cfg
+                addr = chip_self.regs[self.reg(0x004)]
+                for _ in range(c["count"]):
+                    arr, k = chip_self.locate(addr)
+                    arr[k] = value
+                    if c["ctrl"].get("inc_write"):
+                        addr += 4
+                chip_self.regs[self.reg(0x004)] = addr
+                if not c["ctrl"].get("irq_quiet"):
+                    chip_self.dma_irqs.append(self.channel)
 
             def reg(self, offset):
                 return DMA_BASE + 0x40 * self.channel + offset
@@ -164,7 +198,7 @@ class Chip:
         uctypes = types.SimpleNamespace(addressof=self.address)
         monkeypatch.setitem(sys.modules, "rp2", rp2)
         monkeypatch.setitem(sys.modules, "uctypes", uctypes)
-        monkeypatch.setattr(time, "sleep_us", lambda us: None, raising=False)
+        monkeypatch.setattr(time, "sleep_us", self.sleep_us, raising=False)
         monkeypatch.setattr(sys.implementation, "_machine", MACHINE[chip], raising=False)
 
     def address(self, obj):
@@ -188,27 +222,38 @@ class Chip:
         raise AssertionError("DMA write to no array: %#x" % addr)
 
     def enable(self, pio_id, mask):
-        """Both state machines start: the calibrator pushes 32 words, `period` cycles
-        apart; a channel paced by its RX DREQ takes each, chained to one copying the
-        timer the firmware named into the reads."""
+        """Both state machines start; the calibrator's pushes come as time passes
+        (sleep_us)."""
         for sm in self.sms:
             if sm.pio_id == pio_id and mask >> sm.index & 1:
                 sm.on = True
+        self.cal_start = (pio_id, self.slept_us)
+
+    def sleep_us(self, us):
+        """Time passes: the calibrator pushes 32 words, `period` cycles apart, those of
+        them that fall in the time slept since it started; a channel paced by its RX
+        DREQ takes each, chained to one copying the timer the firmware named."""
+        before = self.slept_us - (self.cal_start[1] if self.cal_start else 0)
+        self.slept_us += us
+        if self.cal_start is None:
+            return
+        pio_id, start = self.cal_start
         cal = [s for s in self.sms if s.pio_id == pio_id and s.on and s.in_base is None]
         if not cal:
             return
         _delays, period = calibrator_delays(self.cpu)
         reader = [d for d in self.dmas if d.paced_by(pio_id, cal[0].index)]
-        if not reader:
+        if not reader or reader[0].cfg["count"] < 1:
             return                                  # nobody takes the words: no reads
-        timer = [d for d in self.dmas if d.cfg and d.cfg["ctrl"].get("chain_to") == reader[0].channel]
-        for d in timer:
-            reads, k = self.locate(d.cfg["write"])
-            for i in range(32):
+        timer = [d for d in self.dmas if not d.closed and d.cfg
+                 and d.cfg["ctrl"].get("chain_to") == reader[0].channel]
+        for i in range(cal[0].y + 1):                  # the calibrator pushes Y + 1 times
+            if not before * self.cpu <= i * period < (self.slept_us - start) * self.cpu:
+                continue
+            for d in timer:
                 right = d.cfg["read"] == TIMERAWL[self.chip]
-                reads[k + i] = ((self.t0 + (i * period + self.phase) // self.cpu) % (1 << 30)
-                                if right else 0x5A5A)
-            self.regs[d.reg(0x004)] = self.addr_of(d.cfg["write"]) + 4 * 32
+                d.transfer((self.t0 + (i * period + self.phase) // self.cpu) % (1 << 30)
+                           if right else 0x5A5A)
 
     def stamp(self, loop, cap):
         """ticks_us of loop `loop`'s sample as the pin saw it."""
@@ -234,6 +279,10 @@ class Chip:
                 arr[k + (d.done % (size // 4))] = w
                 d.done += 1
             self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
+            if d.done == d.cfg["count"]:           # the channel's count ran out
+                self.regs[d.reg(0x00C)] = 0
+                if not d.cfg["ctrl"].get("irq_quiet"):
+                    self.dma_irqs.append(d.channel)
         pio = self.pios[sm.pio_id]
         if pio.handler is not None and pio.trigger & (0x100 << sm.index):
             pio.handler(pio)
@@ -332,3 +381,189 @@ def test_a_capture_not_started_polls_and_checks_nothing():
     assert cap.drain() == [] and cap.check() == 0
     cap.poll()
     assert cap.rearmed == 0 and cap.dropped == 0 and cap.errors == 0
+
+
+@pytest.mark.parametrize("load_at", [(7, 25), (0, 12), (20, 2)])
+def test_the_sampler_starts_at_its_sample_instruction_wherever_its_program_was_loaded(monkeypatch, load_at):
+    # The change path is the program's first 10 instructions; the loop starts after it.
+    chip = Chip(monkeypatch, load_at=load_at)
+    cap = started(chip)
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    assert sampler.origin == load_at[0]
+    assert sampler.execs[-1] == 0x0000 | (load_at[0] + 10)        # jmp <sample>
+    chip.press(cap, 5000, 0b0010)
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "B", 1]]
+
+
+def test_calibration_waits_for_all_32_timer_reads_and_raises_no_dma_interrupt(monkeypatch):
+    chip = Chip(monkeypatch)
+    started(chip)
+    _delays, period = calibrator_delays(125)
+    assert chip.slept_us * 125 >= 31 * period      # long enough for the 32nd push
+    assert chip.dma_irqs == []                     # nothing handles one
+
+
+def test_calibration_cut_short_fails_and_frees_everything(monkeypatch):
+    chip = Chip(monkeypatch)
+    monkeypatch.setattr(time, "sleep_us", lambda us: chip.sleep_us(us // 4), raising=False)
+    with pytest.raises(CaptureUnavailable, match="not read 32 times"):
+        started(chip)
+    assert all(d.closed for d in chip.dmas) and not any(s.on for s in chip.sms)
+
+
+def test_a_board_without_rp2_has_no_pio_capture_and_gets_the_gpio_capture(monkeypatch):
+    from firmware.hw.buttons import start_capture
+    chip = Chip(monkeypatch)
+    monkeypatch.setitem(sys.modules, "rp2", None)     # import rp2 raises ImportError
+    with pytest.raises(CaptureUnavailable, match="no rp2 module"):
+        started(chip)
+    assert chip.sms == [] and chip.dmas == []
+    machine = types.SimpleNamespace(
+        Pin=types.SimpleNamespace(IN=0, PULL_UP=1, IRQ_FALLING=4, IRQ_RISING=8),
+        mem32={0xD0000004: 0x3FFFFFFF})
+    pins = []
+
+    class Pin:
+        IN, PULL_UP, IRQ_FALLING, IRQ_RISING = 0, 1, 4, 8
+
+        def __init__(self, gpio, mode=-1, pull=-1):
+            pins.append(gpio)
+
+        def irq(self, *a, **kw):
+            return None
+    machine.Pin = Pin
+    cap = start_capture(board.BUTTONS, board.DEBOUNCE_US, machine)
+    assert cap.kind == "gpio" and "no rp2 module" in cap.why
+    assert sorted(pins) == [2, 3, 14, 15]
+
+
+def test_the_ring_channel_running_out_raises_no_dma_interrupt_and_poll_restarts_it(monkeypatch):
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    ring = [d for d in chip.dmas if not d.closed][0]
+    ring.done = ring.cfg["count"] - 2              # as after ~134 million changes
+    chip.press(cap, 9000, 0b0001)
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1]]
+    assert chip.dma_irqs == []
+    # poll() has work again when the press's lock-out ends (+ 2 µs): it restarts the
+    # channel then, long before the FIFO could fill at a person's pace.
+    chip.now = (chip.stamp(9000, cap) + 10002) % (1 << 30)
+    cap.poll()
+    assert chip.regs[ring.reg(0x01C)] == ring.cfg["count"]   # TRANS_COUNT_TRIG: again
+
+
+def test_the_sampler_the_capture_loads_samples_once_every_loop_cycles(monkeypatch):
+    from tests.hw.test_buttons_pio_plan import PioModel
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    pressed = {5: 0b0001, 9: 0b0011, 14: 0b0000}          # changes on some loops
+
+    def levels(k):
+        bits = 0
+        for loop in sorted(pressed):
+            if k >= loop:
+                bits = pressed[loop]
+        w = (1 << 30) - 1
+        for i, (g, _p, _n) in enumerate(board.BUTTONS):
+            if bits >> i & 1:
+                w &= ~(1 << g)
+        return w
+    start = (sampler.execs[-1] & 0x1F) - sampler.origin     # where the capture jumped
+    sm = PioModel(sampler.prog, sampler.in_base, levels, pc=start)
+    sm.run_until(20 * cap.loop_cycles)
+    assert sm.samples[:20] == [k * cap.loop_cycles for k in range(20)]
+    assert len(sm.fifo) == 2 * 4                           # the first loop and 3 changes
+
+
+def test_poll_leaves_a_running_ring_channel_alone(monkeypatch):
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    ring = [d for d in chip.dmas if not d.closed][0]
+    chip.press(cap, 9000, 0b0001)
+    for k in range(1, 40):                                 # frames over 1.3 s
+        chip.now = (chip.stamp(9000, cap) + k * 33333) % (1 << 30)
+        cap.poll()
+    assert ring.reg(0x01C) not in chip.regs                # never re-triggered
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1]]
+
+
+@pytest.mark.parametrize("phase", [0, 1, 2, 3, 124])
+def test_calibration_at_any_phase_of_the_microsecond_stamps_right(monkeypatch, phase):
+    # The first timer read's phase near the µs boundary (either side) moves the time
+    # base across a µs: the stamps still come out at their samples' µs.
+    chip = Chip(monkeypatch, phase=phase)
+    cap = started(chip)
+    for loop in (20000, 20001, 20007):
+        chip.press(cap, loop, 0b0001 if loop % 2 == 0 else 0)
+    got = ev(cap.drain(poll=False))
+    assert len(got) == 1
+    assert abs(got[0][0] - chip.stamp(20000, cap)) <= 1
+    assert 0 <= got[0][0] < 1 << 30
+
+
+def test_a_pio_block_with_no_room_is_passed_over_for_the_other(monkeypatch):
+    chip = Chip(monkeypatch, full_pios=(0,))
+    cap = started(chip)
+    assert cap._pio_id == 1 and {s.pio_id for s in chip.sms} == {1}
+    chip.press(cap, 6000, 0b0100)
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[1, "A", 1]]
+
+
+def test_no_pio_block_with_room_says_why(monkeypatch):
+    chip = Chip(monkeypatch, full_pios=(0, 1))
+    with pytest.raises(CaptureUnavailable, match="PIO1: .*no room"):
+        started(chip)
+    assert chip.dmas == []
+
+
+def test_too_few_dma_channels_is_said_and_everything_freed(monkeypatch):
+    chip = Chip(monkeypatch, dma_channels=2)
+    with pytest.raises(CaptureUnavailable, match="OSError: .*no free DMA channel"):
+        started(chip)
+    assert all(d.closed for d in chip.dmas) and not any(s.on for s in chip.sms)
+    assert all(len(p.removed) == 2 for p in chip.pios.values() if p.removed)
+
+
+def test_the_calibrator_is_set_to_push_32_times(monkeypatch):
+    chip = Chip(monkeypatch)
+    started(chip)
+    cal = [s for s in chip.sms if s.in_base is None][0]
+    assert cal.y == 31
+
+
+def test_an_exception_in_the_handler_is_counted_once_and_the_capture_goes_on(monkeypatch):
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    real = cap._process
+    calls = []
+
+    def once():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("glitch")
+        real()
+    cap._process = once
+    chip.press(cap, 5000, 0b0001)                  # the handler raises: counted
+    assert cap.errors == 1
+    chip.press(cap, 100000, 0b0000)                # the next run reads both
+    assert cap.errors == 1
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1], [0, "A", 0]]
+
+
+def test_stamps_are_exact_away_from_a_microseconds_edge(monkeypatch):
+    # The time base is the middle of the calibration's window: a sample more than a
+    # few cycles from a µs boundary is stamped with exactly its µs.
+    chip = Chip(monkeypatch, phase=40)
+    cap = started(chip)
+    checked = 0
+    for k in range(1, 25):
+        loop = k * 80000 + 3 * k
+        chip.press(cap, loop, k % 2)
+        got = ev(cap.drain(poll=False))
+        assert len(got) == 1
+        c = (chip.phase + loop * cap.loop_cycles - 2) % chip.cpu
+        if 8 <= c <= chip.cpu - 8:
+            assert got[0][0] == chip.stamp(loop, cap)
+            checked += 1
+    assert checked >= 10

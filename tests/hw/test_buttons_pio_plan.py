@@ -245,7 +245,9 @@ class PioModel:
 
 
 @pytest.mark.parametrize("pins", [board.BUTTONS, board.BUTTONS_SIX,
-                                  ((9, 0, "A"), (0, 0, "B"), (29, 1, "A"), (28, 1, "B"))])
+                                  ((9, 0, "A"), (0, 0, "B"), (29, 1, "A"), (28, 1, "B")),
+                                  ((4, 0, "A"), (5, 0, "B"), (20, 1, "A")),
+                                  ((7, 0, "A"), (11, 1, "A"))])
 def test_the_sampler_pushes_each_change_as_a_state_word_and_a_loop_count(programs, pins):
     # Started as PioCapture._claim starts it (X = 0, Y = 0, ISR empty, at "sample"): one
     # sample every loop_cycles(runs) cycles whichever way the loop goes; on a change (and

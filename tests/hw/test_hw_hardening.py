@@ -1,6 +1,8 @@
 """The hardware layer against the faults a classroom board meets: a display that is
 missing, NACKs or glitches, a bus left stuck by a reset, pads whose pull-ups need time
 to settle. On fakes, under CPython (the same code runs on the board)."""
+import pytest
+
 from desktop_emulator import framebuf
 from firmware.hw import board as hw_board
 
@@ -27,8 +29,13 @@ class FakeDriver:
         self._io()
         self._cmds = getattr(self, "_cmds", []) + [c]
         if len(self._cmds) == 6:
-            _a, x0, _x1, _b, p0, _p1 = self._cmds
-            self._x0, self._page = x0, p0
+            # SSD1306: 0x21 sets the column window, 0x22 the page window (two bytes
+            # each); anything else leaves the window where it was.
+            col, x0, _x1, page, p0, _p1 = self._cmds
+            if col == 0x21:
+                self._x0 = x0
+            if page == 0x22:
+                self._page = p0
             self._cmds = []
 
     def write_data(self, buf):
@@ -72,6 +79,55 @@ def test_a_missing_display_at_power_up_is_reported_then_picked_up():
     assert len(tries) == 3 and shows > RETRY_SHOWS   # it waited between attempts
     assert drv.panel == d.buffer                      # and then sent the whole picture
     assert d.recoveries == 1 and d.problem is None
+
+
+def test_a_missing_display_is_tried_again_every_retry_shows_frames_exactly():
+    tries = []
+
+    def make():
+        tries.append(1)
+        raise OSError(19)
+    d = Display(None, make_driver=make, framebuf_module=framebuf)
+    for round_ in (1, 2):
+        for _ in range(RETRY_SHOWS):
+            assert d.show_spans(None) is False
+        assert len(tries) == round_                  # waited these frames out
+        assert d.show_spans(None) is False
+        assert len(tries) == round_ + 1              # then tried once more
+
+
+def test_a_driver_without_its_i2c_gets_the_same_window_commands():
+    # The port writes the window as one I2C transfer when it can reach the driver's
+    # bus; otherwise through write_cmd(), byte by byte: the panel must see the same.
+    drv = FakeDriver()
+    d = Display(None, driver=drv, framebuf_module=framebuf)
+    draw(d)
+    sent = []
+    real = drv.write_cmd
+
+    def write_cmd(c):
+        sent.append(c)
+        real(c)
+    drv.write_cmd = write_cmd
+    assert d.show() is True
+    assert drv.panel == d.buffer
+    assert sent[:6] == [0x21, 0, 127, 0x22, 0, 0] and len(sent) == 6 * 8
+
+
+def test_a_contrast_change_the_panel_refuses_is_counted_and_the_panel_set_up_again():
+    fail = [False]
+    drv = FakeDriver(fail=lambda n: fail[0])
+    d = Display(None, driver=drv, framebuf_module=framebuf)
+    draw(d)
+    assert d.show() is True
+    fail[0] = True
+    d.contrast(10)                                   # a NACK: nothing raised
+    assert d.errors == 1 and not d.ok
+    fail[0] = False
+    drv.panel[:] = bytes(1024)                       # what a glitch may leave
+    assert d.show_spans(bytearray([1, 0] * 8)) is True
+    assert d.ok and drv.inits == 1 and d.recoveries == 1
+    assert drv.panel == d.buffer                     # the whole picture, sent again
 
 
 def test_a_glitch_mid_frame_is_survived_and_the_picture_resent():
@@ -201,6 +257,19 @@ def test_pullups_are_given_time_to_settle_before_a_held_button_is_seen():
     pins = [(2, 0, "A"), (3, 0, "B"), (14, 1, "A"), (15, 1, "B")]
     assert hw_board.held_at_boot(m, pins, sleep_ms=m.sleep_ms) is False
     assert m.now_ms >= 5 and hw_board.PULLUP_SETTLE_MS >= 5
+
+
+@pytest.mark.parametrize("held", [2, 3, 14, 15])
+def test_any_one_button_held_at_power_up_is_seen(held):
+    m = RcPads()
+    pins = [(2, 0, "A"), (3, 0, "B"), (14, 1, "A"), (15, 1, "B")]
+    settled = m.Pin.value
+
+    def value(pin):
+        return 0 if pin.n == held else settled(pin)   # this one pressed to ground
+    m.Pin.value = value
+    assert hw_board.held_at_boot(m, pins, sleep_ms=m.sleep_ms) is True
+    assert sorted(m.up_at) == [2, 3, 14, 15]          # every pin switched to its pull-up
 
 
 

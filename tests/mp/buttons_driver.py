@@ -612,6 +612,14 @@ def _config_error(pins, **kw):
     return "ok"
 
 
+def _config_message(pins, **kw):
+    try:
+        ButtonCapture(pins, ticks_us=BOARD.ticks, **kw)
+    except ValueError as e:
+        return str(e)
+    return "ok"
+
+
 def case_bad_config():
     # Pin maps and options a board could be given: each accepted or refused as a whole.
     one = [(2, 0, "A")]
@@ -622,6 +630,8 @@ def case_bad_config():
         "gpio 30": _config_error([(30, 0, "A")]),
         "gpio 31": _config_error([(2, 0, "A"), (31, 1, "A")]),
         "gpio -1": _config_error([(-1, 0, "A")]),
+        "gpio -1 says": _config_message([(-1, 0, "A")]),
+        "gpio 30 says": _config_message([(30, 0, "A")]),
         "gpio twice": _config_error([(5, 0, "A"), (5, 1, "A")]),
         "thirty pins": _config_error(thirty),
         "thirty-one pins": _config_error(thirty + [(2, 0, "X")]),
@@ -745,6 +755,113 @@ def case_not_started():
             "disable_calls": BOARD.disable_calls}
 
 
+def case_held_back_neighbours():
+    # Two presses held back at their first edges (each IRQ read the contact open): the
+    # neighbouring buttons read as released meanwhile; each press comes out, stamped at
+    # its own first edge, when a read sees its contact closed, in either order.
+    bc = new_board()
+    b = BOARD
+    b.set_time(100_000)
+    b.fire(A0)
+    down_held_a0 = [bc.is_down(i) for i in range(4)]
+    b.set_time(100_100)
+    b.fire(A1)
+    down_held_both = [bc.is_down(i) for i in range(4)]
+    b.edge(100_200, A1, True)
+    first = ev(bc.drain(poll=False))
+    b.edge(100_300, A0, True)
+    second = ev(bc.drain(poll=False))
+    return {"down_held_a0": down_held_a0, "down_held_both": down_held_both, "first": first,
+            "second": second, "down": [bc.is_down(i) for i in range(4)]}
+
+
+def case_late_bounces():
+    # A0 pressed, bounces open inside its lock-out, and the IRQ of its reclosing comes
+    # after the lock-out: still the one press. Then released, bounces closed inside that
+    # lock-out, and the IRQ of its reopening comes after it: still the one release.
+    bc = new_board()
+    b = BOARD
+    b.edge(100_000, A0, True)
+    b.edge(105_000, A0, False)       # a bounce: counted
+    b.edge(115_000, A0, True)        # the lock-out is over; the button is still pressed
+    out = ev(bc.drain())
+    b.set_time(150_000)
+    out += ev(bc.drain())
+    down_pressed = bc.is_down(0)
+    b.edge(200_000, A0, False)
+    b.edge(205_000, A0, True)        # a bounce: counted
+    b.edge(215_000, A0, False)       # the lock-out is over; the button is still released
+    out += ev(bc.drain())
+    b.set_time(240_000)
+    out += ev(bc.drain())
+    return {"events": out, "down_pressed": down_pressed, "down": bc.is_down(0),
+            "presses": list(bc.presses), "bounces": list(bc.bounces)}
+
+
+def case_gpio_zero():
+    # A pin map with a button on GPIO 0: released at start, then pressed and released.
+    pins = ((0, 0, "A"), (3, 0, "B"), (14, 1, "A"), (15, 1, "B"))
+    bc = new_board(pins=pins)
+    b = BOARD
+    at_start = [bc.is_down(i) for i in range(4)]
+    quiet = ev(bc.drain())
+    b.edge(50_000, 0, True)
+    down = bc.is_down(0)
+    b.edge(90_000, 0, False)
+    return {"at_start": at_start, "quiet": quiet, "down": down, "events": ev(bc.drain()),
+            "up": bc.is_down(0)}
+
+
+def case_spike_beside_held():
+    # A0's edge was a spike (never seen closed); A1's, 5 ms later, a real touch not yet
+    # seen closed. A0's lock-out ends first: that spike is dropped, A1's press still
+    # waits, and comes out at its first edge when its contact reads closed.
+    bc = new_board()
+    b = BOARD
+    b.set_time(100_000)
+    b.fire(A0)
+    b.set_time(105_000)
+    b.fire(A1)
+    b.set_time(110_500)
+    mid = ev(bc.drain())
+    down_mid = [bc.is_down(i) for i in range(4)]
+    b.edge(111_000, A1, True)
+    return {"mid": mid, "down_mid": down_mid, "events": ev(bc.drain()),
+            "down": [bc.is_down(i) for i in range(4)], "bounces": list(bc.bounces)}
+
+
+def case_held_back_beside_a_real_press():
+    # A0 pressed for real; A1's IRQ 5 ms later reads its contact open (held back).
+    # While A1 waits, A0 is neither pressed again nor taken for a spike when its own
+    # lock-out ends; A1 comes out at its first edge once closed.
+    bc = new_board()
+    b = BOARD
+    b.edge(100_000, A0, True)
+    out = ev(bc.drain())
+    b.set_time(105_000)
+    b.fire(A1)
+    b.set_time(106_000)
+    out += ev(bc.drain())
+    b.edge(106_500, B1, True)        # another button's IRQ: a scan while both are locked
+    out += ev(bc.drain())
+    b.edge(112_000, A1, True)        # A0's lock-out is over by this scan
+    out += ev(bc.drain())
+    return {"events": out, "down": [bc.is_down(i) for i in range(4)],
+            "bounces": list(bc.bounces)}
+
+
+def case_gpio_zero_and_one():
+    # Buttons on GPIO 0 and 1 only: both released at start, each pressed in turn.
+    bc = new_board(pins=((0, 0, "A"), (1, 1, "A")))
+    b = BOARD
+    at_start = [bc.is_down(0), bc.is_down(1)]
+    quiet = ev(bc.drain())
+    b.edge(50_000, 1, True)
+    b.edge(80_000, 0, True)
+    return {"at_start": at_start, "quiet": quiet, "events": ev(bc.drain()),
+            "down": [bc.is_down(0), bc.is_down(1)]}
+
+
 CASES = {
     "start": case_start,
     "held_at_start": case_held_at_start,
@@ -772,6 +889,12 @@ CASES = {
     "first_edge_poll": case_first_edge_poll,
     "odd_ring": case_odd_ring,
     "not_started": case_not_started,
+    "held_back_neighbours": case_held_back_neighbours,
+    "late_bounces": case_late_bounces,
+    "gpio_zero": case_gpio_zero,
+    "spike_beside_held": case_spike_beside_held,
+    "held_back_beside_a_real_press": case_held_back_beside_a_real_press,
+    "gpio_zero_and_one": case_gpio_zero_and_one,
 }
 
 

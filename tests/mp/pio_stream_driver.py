@@ -22,7 +22,8 @@ MICROPYTHON = sys.implementation.name == "micropython"
 PERIOD = 1 << 30
 MASK29 = (1 << 29) - 1
 RING_COUNT = 0x0FFFFFFF
-TC, FDEBUG, CH_CTRL = 0x100, 0x104, 0x108
+TC, FDEBUG, CH_CTRL, TRIG = 0x100, 0x104, 0x108, 0x10C
+FRESH_US = 1000000  # poll() keeps the time anchor within this of now
 CPU = 125
 T0 = PERIOD - 2_000_000  # 2 s before the ticks wrap
 F0 = 37
@@ -34,6 +35,8 @@ from firmware.hw.buttons_pio import PioCapture  # noqa: E402
 class FakeMem:
     def __init__(self):
         self.regs = {TC: RING_COUNT, FDEBUG: 0, CH_CTRL: 1 << 24}
+        self.triggers = 0
+        self.on_trigger = None
 
     def __getitem__(self, addr):
         return self.regs[addr]
@@ -41,6 +44,12 @@ class FakeMem:
     def __setitem__(self, addr, value):
         if addr == FDEBUG:
             self.regs[FDEBUG] &= ~value  # write 1 to clear
+        elif addr == TRIG:  # TRANS_COUNT_TRIG: the channel runs again for `value` words
+            self.regs[TC] = value
+            self.regs[CH_CTRL] = 1 << 24
+            self.triggers += 1
+            if self.on_trigger:
+                self.on_trigger()
         else:
             self.regs[addr] = value
 
@@ -61,8 +70,10 @@ class FakeMachine:
 class Sampler:
     """The PIO and its DMA ring as the capture sees them."""
 
-    def __init__(self, ring_words=256, debounce_us=10000):
-        self.now = [T0]
+    def __init__(self, ring_words=256, debounce_us=10000, t0=T0, f0=F0):
+        self.t0 = t0
+        self.f0 = f0
+        self.now = [t0]
         cap = PioCapture(pico.BUTTONS, debounce_us, ring_words=ring_words, cycles_per_us=CPU,
                          ticks_us=self.ticks)
         self.mem = FakeMem()
@@ -74,28 +85,42 @@ class Sampler:
         cap._fdebug = FDEBUG
         cap._stall = 1
         cap._ch_ctrl = CH_CTRL
-        cap._timebase(T0, F0)
+        cap._ch_trig = TRIG
+        cap._timebase(t0, f0)
         cap._running = True
         self.cap = cap
         self.n = ring_words
         self.written = 0
         self.state = 0
         self.loop = 0
+        self.fifo = []  # words the PIO holds while the ring channel is stopped
+        self.mem.on_trigger = self.flush
 
     def ticks(self):
         return self.now[0]
 
     def stamp(self, loop):
-        return (T0 + (F0 + loop * self.cap._L) // CPU) % PERIOD
+        return (self.t0 + (self.f0 + loop * self.cap._L) // CPU) % PERIOD
 
     def time_of(self, loop):
         """Set the clock to just after loop `loop`'s sample."""
         self.now[0] = (self.stamp(loop) + 2) % PERIOD
 
     def push(self, word):
+        if self.mem.regs[TC] == 0:  # the ring channel ran out: the word waits in the FIFO
+            self.fifo.append(word)
+            return
         self.cap._ring[self.written % self.n] = word
         self.written += 1
-        self.mem.regs[TC] = RING_COUNT - self.written
+        self.mem.regs[TC] -= 1
+        if self.mem.regs[TC] == 0:
+            self.mem.regs[CH_CTRL] = 0  # no longer busy
+
+    def flush(self):
+        words = self.fifo
+        self.fifo = []
+        for w in words:
+            self.push(w)
 
     def sample(self, loop, pressed):
         """The sampler saw `pressed` (bits in pin-map order) at `loop`: it pushes a pair."""
@@ -300,13 +325,21 @@ def case_idle_frames():
     return {"process_calls": calls[0], "irq_left_off": FakeMachine.disabled[0] - before}
 
 
-def case_lockout_due():
+def case_lockout_due_bit_1():
+    # The same with a lock-out ending on a µs whose bit 1 is set (+ 2 µs is then no
+    # mere bit set).
+    return case_lockout_due(odd=True)
+
+
+def case_lockout_due(odd=False):
     # poll() works on time alone only when a lock-out ends (its end + _MARGIN_US): a
     # press (handler), a release swallowed by its lock-out, then another button's press
     # taken by poll(); frames up to the first lock-out's end do nothing, and the one at
     # its end (+ 2 µs) emits the swallowed release at the lock-out's end.
     s = Sampler()
     p = 1000
+    while odd and not (s.stamp(p) + 10000) & 2:
+        p += 1
     s.sample(p, 1)
     s.time_of(p)
     s.irq()
@@ -393,6 +426,197 @@ def case_heap_lock():
     return res
 
 
+def counting(cap):
+    """Count the capture's _process() runs (the work poll() does only when it must)."""
+    calls = [0]
+    real = cap._process
+
+    def counted():
+        calls[0] += 1
+        real()
+    cap._process = counted
+    return calls
+
+
+def case_handler_due():
+    # A press and its release inside the lock-out, both taken by the handler: no poll()
+    # read the ring since, so the handler itself says when poll() has work: at the
+    # lock-out's end + 2 µs (samples that recent may not be in the ring yet), no sooner.
+    s = Sampler()
+    p = 1000
+    s.sample(p, 1)
+    s.time_of(p)
+    s.irq()
+    s.sample(p + loops_for_us(3000), 0)
+    s.time_of(p + loops_for_us(3000))
+    s.irq()
+    handled = ev(s.cap.drain(poll=False))
+    calls = counting(s.cap)
+    press = s.stamp(p)
+    quiet = []
+    for off in range(9990, 10002):
+        s.now[0] = (press + off) % PERIOD
+        quiet += ev(s.cap.drain())
+    before = calls[0]
+    s.now[0] = (press + 10002) % PERIOD
+    at_end = ev(s.cap.drain())
+    return {"handled": handled, "quiet": quiet, "calls_before": before,
+            "calls_at_end": calls[0] - before, "at_end": at_end, "press": press}
+
+
+def case_fresh_due():
+    # With nothing pressed, poll() works only to keep the time anchor fresh: a frame
+    # moves it to the last sample before now - 2 µs, and the next frame with work is the
+    # one FRESH_US after that sample, which moves it on again (so the frame after it has
+    # none).
+    s = Sampler()
+    first = (T0 + 600000) % PERIOD
+    s.now[0] = first
+    s.cap.drain()
+    # The model's anchor: the last loop sampled by first - 2 µs.
+    k = ((600000 - 2) * CPU - F0) // s.cap._L
+    anchor = s.stamp(k)
+    calls = counting(s.cap)
+    wake = (anchor + FRESH_US) % PERIOD
+    s.now[0] = (wake - 1) % PERIOD
+    s.cap.drain()
+    before = calls[0]
+    s.now[0] = wake
+    s.cap.drain()
+    at_wake = calls[0] - before
+    s.now[0] = (wake + 1) % PERIOD
+    s.cap.drain()
+    after = calls[0] - before - at_wake
+    return {"before": before, "at_wake": at_wake, "after": after}
+
+
+def case_release_beside_held():
+    # P0 A pressed, then P0 B, then P0 A released while B is still held: a release.
+    s = Sampler()
+    a = 1000
+    b = a + loops_for_us(20000)
+    r = a + loops_for_us(40000)
+    for loop, pressed in ((a, 1), (b, 1 | 2), (r, 2)):
+        s.sample(loop, pressed)
+        s.time_of(loop)
+        s.irq()
+    return {"events": ev(s.cap.drain(poll=False)),
+            "expected": [[s.stamp(a), 0, "A", 1], [s.stamp(b), 0, "B", 1], [s.stamp(r), 0, "A", 0]],
+            "down": [s.cap.is_down(i) for i in range(4)]}
+
+
+def case_two_lone_count_words():
+    # Two count words in a row (both their state words lost), then a whole pair: the
+    # two are skipped and counted, never read as a sample of their own.
+    s = Sampler()
+    s.push((-3) & MASK29)
+    s.push((-5) & MASK29)
+    a = loops_for_us(70000)
+    s.sample(a, 4)
+    s.time_of(a)
+    s.irq()
+    return {"events": ev(s.cap.drain(poll=False)), "lost": s.cap.lost_words,
+            "expected": [[s.stamp(a), 1, "A", 1]]}
+
+
+def case_retrigger():
+    # The ring channel's count runs out (after ~134 million changes) with a state word
+    # the last it wrote; its count word waits in the FIFO. The next frame's poll() starts
+    # the channel again where it stopped, and the pair comes out whole.
+    s = Sampler()
+    start = RING_COUNT - 3  # as if that many words had come and gone
+    s.written = start
+    s.cap._rd = start
+    s.mem.regs[TC] = 3
+    a = loops_for_us(50000)
+    b = a + loops_for_us(100)  # inside a's lock-out: nothing else is due before it ends
+    s.sample(a, 1)       # two words: 1 left
+    s.sample(b, 1 | 8)   # the state word is the last; the count word waits
+    s.time_of(b)
+    s.irq()
+    handled = ev(s.cap.drain(poll=False))
+    stopped = s.mem.regs[TC]
+    s.now[0] = (s.now[0] + 20) % PERIOD
+    s.cap.drain()
+    triggers = s.mem.triggers
+    s.now[0] = (s.now[0] + 20) % PERIOD
+    s.irq()
+    later = ev(s.cap.drain())
+    return {"handled": handled, "stopped": stopped, "triggers": triggers, "later": later,
+            "lost": s.cap.lost_words, "dropped": s.cap.dropped,
+            "expected": [[s.stamp(a), 0, "A", 1], [s.stamp(b), 1, "B", 1]]}
+
+
+def case_first_samples():
+    # The very first samples after start (loops 0, 1, 2): each press has its sample's
+    # own stamp, whatever no earlier event left behind.
+    out = {}
+    for loop in (0, 1, 2):
+        s = Sampler()
+        s.sample(loop, 2)
+        s.time_of(loop)
+        s.irq()
+        out[str(loop)] = {"events": ev(s.cap.drain(poll=False)),
+                          "expected": [[s.stamp(loop), 0, "B", 1]]}
+    return out
+
+
+def case_bounce_counts_its_own_button():
+    # P1 A and P0 B pressed together, both in their lock-outs; P0 B bounces twice:
+    # the bounces are P0 B's alone.
+    s = Sampler()
+    p = 1000
+    s.sample(p, 4 | 2)
+    s.sample(p + loops_for_us(40), 4)
+    s.sample(p + loops_for_us(90), 4 | 2)
+    s.time_of(p + loops_for_us(90))
+    s.irq()
+    return {"events": ev(s.cap.drain(poll=False)), "bounces": list(s.cap.bounces),
+            "press": s.stamp(p)}
+
+
+def case_time_base_across_a_microsecond():
+    # Calibration may place loop 0's sample a few cycles before the µs of the timer
+    # read it was taken from (or a whole µs of cycles after it): the time base moves
+    # to the µs the sample is in, across the tick wrap too.
+    out = {}
+    for name, t0, f0 in (("before", T0, -3), ("before_at_0", 0, -3), ("after", T0, CPU + 5)):
+        s = Sampler(t0=t0, f0=f0)
+        got = []
+        expected = []
+        for k, loop in enumerate((0, 1 + loops_for_us(20000), 2 + loops_for_us(40000))):
+            s.sample(loop, 1 if k % 2 == 0 else 0)
+            s.time_of(loop)
+            s.irq()
+            expected.append(s.stamp(loop))
+            s.now[0] = (s.now[0] + 20000) % PERIOD
+            got += [e[0] for e in ev(s.cap.drain())]
+        out[name] = {"stamps": got, "expected": expected}
+    return out
+
+
+def case_lockout_after_a_swallowed_change():
+    # A release swallowed by the press's lock-out comes out at its end and starts a
+    # lock-out of its own: a bounce closed 1 ms after that is a bounce, not a press.
+    s = Sampler()
+    p = 1000
+    s.sample(p, 1)
+    s.sample(p + loops_for_us(3000), 0)       # the release, inside the lock-out
+    s.time_of(p + loops_for_us(3000))
+    s.irq()
+    press = s.stamp(p)
+    s.now[0] = (press + 10500) % PERIOD
+    first = ev(s.cap.drain())                 # the press, and the release at the end
+    q = p + loops_for_us(11000)
+    s.sample(q, 1)                            # a bounce 1 ms after the lock-out's end
+    s.sample(q + loops_for_us(40), 0)
+    s.time_of(q + loops_for_us(40))
+    s.irq()
+    s.now[0] = (press + 30000) % PERIOD
+    later = ev(s.cap.drain())
+    return {"first": first, "later": later, "press": press, "bounces": list(s.cap.bounces)}
+
+
 CASES = {
     "stamps": case_stamps,
     "sub_us": case_sub_us,
@@ -402,10 +626,20 @@ CASES = {
     "overflow": case_overflow,
     "idle_frames": case_idle_frames,
     "lockout_due": case_lockout_due,
+    "lockout_due_bit_1": case_lockout_due_bit_1,
     "overlapping_lockouts": case_overlapping_lockouts,
     "heap_lock": case_heap_lock,
     "lost_then_batch": case_lost_then_batch,
     "lockout_edge": case_lockout_edge,
+    "handler_due": case_handler_due,
+    "fresh_due": case_fresh_due,
+    "release_beside_held": case_release_beside_held,
+    "two_lone_count_words": case_two_lone_count_words,
+    "retrigger": case_retrigger,
+    "first_samples": case_first_samples,
+    "bounce_counts_its_own_button": case_bounce_counts_its_own_button,
+    "time_base_across_a_microsecond": case_time_base_across_a_microsecond,
+    "lockout_after_a_swallowed_change": case_lockout_after_a_swallowed_change,
 }
 
 

@@ -53,6 +53,24 @@ def test_each_run_draws_a_fresh_seed_unless_one_is_given(monkeypatch):
     assert mutate.pick_seed("2026") == "2026"       # SEED= / --seed: that run again
 
 
+def test_the_copy_links_node_modules_instead_of_leaving_them_out(tmp_path, monkeypatch):
+    # Without rp2040js in the copy the emulated-Pico tests skip there and kill no mutant.
+    root = tmp_path / "repo"
+    (root / "desktop_emulator" / "pico" / "node_modules" / "rp2040js").mkdir(parents=True)
+    (root / "desktop_emulator" / "pico" / "harness.mjs").write_text("//\n")
+    (root / "desktop_emulator" / "pico" / "__pycache__").mkdir()
+    monkeypatch.setattr(mutate, "ROOT", root)
+    monkeypatch.setattr(mutate, "COPY", ("desktop_emulator", "missing"))
+    dest = tmp_path / "build" / "tree0"
+    mutate.make_tree(dest)
+    pico = dest / "desktop_emulator" / "pico"
+    assert (pico / "harness.mjs").is_file()
+    assert (pico / "node_modules").is_symlink()
+    assert (pico / "node_modules").resolve() == (root / "desktop_emulator" / "pico" / "node_modules")
+    assert (pico / "node_modules" / "rp2040js").is_dir()
+    assert not (pico / "__pycache__").exists()
+
+
 def test_a_seed_draws_the_same_sample_and_another_seed_another():
     items = list(range(500))
     a = mutate.draw_sample(items, 20, "7", "shared_rules/pad.py")

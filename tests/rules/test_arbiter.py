@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from shared_rules.arbiter import BEATEN, TICKS_PERIOD, Arbiter, ticks_add, ticks_diff
 from shared_rules.cards import card
+from shared_rules.game import PLAY
 from tests.helpers import layout
 
 E = ""
@@ -435,3 +436,79 @@ def test_r21_one_players_own_presses_never_tie_with_each_other(priority):
     arb.press(("play", 0, 1, 0), 100)
     assert arb.settle(5000) == [(("play", 0, 0, 0), 100, None), (("play", 0, 1, 0), 100, NO_FIT)]
     assert arb.ties == 0 and arb.races == 0 and g.tie_priority == priority
+
+
+def test_r20_a_spit_counts_as_its_own_players_action_for_a_lost_race():
+    # R20: a refused press is "beaten" only if the *other* player acted just before it.
+    # Player 1 says Spit long before player 0 does; player 0's second press on a card
+    # it has just played is then its own mistake, not a race lost to player 1.
+    g = layout(["5C", "KC", E, E, E], ["10D", E, E, E, E], [], hands=("2H 6S", "3H 9D"))
+    arb = Arbiter(g)
+    arb.press(("spit", 1), 1000)
+    arb.press(("spit", 0), 400_000)
+    arb.settle(410_000)
+    assert g.phase == PLAY and g.piles[0][-1] == card("6S")
+    arb.press(("play", 0, 0, 0), 500_000)
+    arb.press(("play", 0, 0, 0), 500_001)     # legal when pressed, not once the first lands
+    res = arb.settle(510_000)
+    assert [r for a, t, r in res] == [None, "stockpile empty"] and arb.races == 0
+
+
+def test_ticks_add_lands_on_zero_and_on_the_last_tick():
+    assert ticks_add(5, -5) == 0 and ticks_add(0, 0) == 0
+    assert ticks_add(TICKS_PERIOD - 5, 5) == 0
+    assert ticks_add(5, -6) == TICKS_PERIOD - 1 and ticks_add(TICKS_PERIOD - 1, 0) == TICKS_PERIOD - 1
+
+
+def test_r43_presses_chained_within_the_bound_are_one_instant_however_many():
+    # Four presses each 10 µs after the one before, all with a 15 µs bound: one chain,
+    # so one instant (R43) though the first and the last are 30 µs apart. Player 1's
+    # last press conflicts with player 0's second: a tie (R21), decided by priority.
+    g = layout(["9D", "KC", "4C", E, E], ["7C", "10H", E, E, E], ["8S", "5D"],
+               hands=("3C", "4S"))
+    g.tie_priority = 0
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 0, 2, 1), 1000, 15)      # 4C on 5D
+    arb.press(("play", 0, 0, 0), 1010, 15)      # 9D on 8S
+    arb.press(("play", 0, 1, 0), 1020, 15)      # KC fits nothing: player 0's own mistake
+    arb.press(("play", 1, 0, 0), 1030, 15)      # 7C on 8S: conflicts with the 9D
+    res = arb.settle(10_000)
+    assert [(a, r) for a, t, r in res] == [
+        (("play", 0, 2, 1), None), (("play", 0, 0, 0), None),
+        (("play", 0, 1, 0), "doesn't fit"), (("play", 1, 0, 0), BEATEN)]
+    assert arb.ties == 1 and arb.beaten_by_us[1] == 0     # a tie's loser lost by 0 µs
+    assert g.tie_priority == 1                            # the loser has the next tie
+
+
+def test_r20_the_margin_of_a_lost_race_is_the_smallest_even_when_it_is_zero():
+    # Player 1 covers pile 1's 8D 5 µs before, and pile 0's 8S at the very µs of,
+    # player 0's 9C (which fitted both): read after those were settled, it lost by 0 µs.
+    g = layout(["9C", "KC", E, E, E], ["7C", "9H", E, E, E], ["8S", "8D"], hands=("3C", "4S"))
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 1, 0, 1), 4995)          # 7C on 8D
+    arb.press(("play", 1, 1, 0), 5000)          # 9H on 8S
+    assert [r for a, t, r in arb.settle(8000)] == [None, None]
+    arb.press(("play", 0, 0, 0), 5000)          # 9C, aimed at pile 0 when read
+    assert [r for a, t, r in arb.settle(8001)] == [BEATEN]
+    assert arb.beaten_by_us[0] == 0 and arb.races == 1
+
+
+def test_ticks_diff_of_half_the_period_is_negative_as_micropythons():
+    half = TICKS_PERIOD // 2
+    assert ticks_diff(half, 0) == -half == micropython_ticks_diff(half, 0)
+    assert ticks_diff(0, half) == -half and ticks_diff(half + 5, 5) == -half
+    assert ticks_diff(half - 1, 0) == half - 1
+
+
+def test_r20_a_late_press_lost_the_race_to_the_card_on_top_not_the_one_below():
+    # Pile 0 holds 3C under 8S. Player 1 covers the 8S with 7C; player 0's 9D, touched
+    # 100 µs later but read after that play was settled, fitted the 8S it covered: a
+    # lost race (R20), though it fits neither the 7C now on top nor the 3C below.
+    g = layout(["9D", "KC", E, E, E], ["7C", "2H", E, E, E], ["3C 8S", "5D"],
+               hands=("4C", "4S"))
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 1, 0, 0), 10_000)
+    assert [r for a, t, r in arb.settle(13_000)] == [None]
+    arb.press(("play", 0, 0, 0), 10_100)
+    assert [r for a, t, r in arb.settle(13_001)] == [BEATEN]
+    assert arb.beaten_by_us[0] == 100

@@ -11,7 +11,7 @@ from shared_rules.cards import card
 from shared_rules.conduct import (Conduct, Fumbles, signal_delay_us, FUMBLE_US,
                                   SIGNAL_MIN_US, SIGNAL_MAX_US, SLAP_IGNORE_US,
                                   SLAP_LIMIT_US)
-from shared_rules.game import NO_FIT, PLAY, READY, SLAP, Game
+from shared_rules.game import NO_FIT, READY, SLAP, Game
 from shared_rules.pad import A, B
 from shared_rules.replay import parse
 from tests.helpers import layout
@@ -253,6 +253,20 @@ def test_r44_a_slap_before_the_signal_is_a_false_start_and_takes_the_larger_pile
         assert m.false_starts[who] == 1 and m.game.round == 2 and m.ended
 
 
+def test_r44_a_real_slap_equal_to_a_false_starts_converted_one_is_not_a_false_start():
+    # Player 0's false start becomes player 1's slap of a pile; player 1's own slap of
+    # that same pile, just after the signal, is settled after it: refused, and no
+    # second false start of player 0.
+    for button in (A, B):
+        m = slap_round()
+        s = m.signal_t
+        m.press(s - 1, 0, A)
+        m.press(s + 1, 1, button)
+        m.tick(s + 3 * MS)
+        assert m.false_starts == [1, 0], button
+        assert [o[0] for o in m.out[-2:]].count(M.FALSE_START) == 1, button
+
+
 def test_r44_of_two_equal_piles_the_false_starter_takes_the_one_they_did_not_slap():
     for who, button, slapped in ((0, A, 0), (0, B, 1), (1, A, 1), (1, B, 0)):
         m = slap_round(piles=("4H", "7S 9S"))           # 2 and 2 after the play
@@ -318,6 +332,26 @@ def test_r44_after_the_signal_slaps_go_by_stamp_and_the_limit_counts_from_the_si
     assert m.game.round == 2 and m.game.last_round["slap"] == [0, 0]
     m.press(s + SLAP_LIMIT_US + 1 * MS, 1, B)           # after the table's own: too late
     assert m.out[-1][0] in (M.APPLIED,) and m.ended
+
+
+def test_r26_the_slap_time_left_counts_down_to_the_last_us_then_0():
+    m = slap_round()
+    s = m.signal_t
+    m.tick(s)
+    end = s + SLAP_LIMIT_US
+    assert m.slap_left_us(end - 2) == 2 and m.slap_left_us(end - 1) == 1
+    assert m.slap_left_us(end) == 0 and m.slap_left_us(end + 5) == 0
+
+
+def test_r26_the_tables_own_slap_waits_for_the_time_limits_very_us():
+    m = slap_round()
+    s = m.signal_t
+    m.tick(s)
+    end = s + SLAP_LIMIT_US
+    m.tick(end - 1)
+    assert m.auto is None and m.due_us() == end       # not yet: one µs to go
+    m.tick(end)
+    assert m.auto is not None
 
 
 def test_r44_with_the_signal_off_the_slap_is_on_sight_as_before():
@@ -421,6 +455,16 @@ def test_saying_spit_twice_is_refused_quietly():
     assert [(o[0], o[4]) for o in m.out] == [(M.APPLIED, None), (M.QUIET, "already said spit")]
 
 
+def test_a_spit_outcome_names_the_player_who_said_it():
+    g = Game(3)
+    m = Log(g, Conduct())
+    m.press(1000, 1, A)
+    m.press(1500, 0, B)
+    m.tick(10_000)
+    assert [(o[0], o[1], o[2]) for o in m.out] == [(M.APPLIED, 1, ("spit", 1)),
+                                                   (M.APPLIED, 0, ("spit", 0))]
+
+
 def test_r44_a_slap_touched_at_the_signals_own_stamp_is_no_false_start():
     m = slap_round()
     m.press(m.signal_t, 1, A)
@@ -485,28 +529,53 @@ def test_the_arbiters_window_is_2_ms_by_default():
     assert arb.settle(10_000 + 2000)[0][2] is None
 
 
-def test_a_spit_counts_as_its_own_players_action_for_a_lost_race():
-    # R20: a refused press is "beaten" only if the *other* player acted just before it.
-    # Player 1 says Spit long before player 0 does; player 0's second press on a card
-    # it has just played is then its own mistake, not a race lost to player 1.
-    g = layout(["5C", "KC", E, E, E], ["10D", E, E, E, E], [], hands=("2H 6S", "3H 9D"))
-    arb = Arbiter(g)
-    arb.press(("spit", 1), 1000)
-    arb.press(("spit", 0), 400_000)
-    arb.settle(410_000)
-    assert g.phase == PLAY and g.piles[0][-1] == card("6S")
-    arb.press(("play", 0, 0, 0), 500_000)
-    arb.press(("play", 0, 0, 0), 500_001)     # legal when pressed, not once the first lands
-    res = arb.settle(510_000)
-    assert [r for a, t, r in res] == [None, "stockpile empty"] and arb.races == 0
-
-
 def test_conduct_bounds_at_their_edges():
     with pytest.raises(ValueError):
         Conduct(repeat_us=-MS)
     assert Conduct(limit_us=600000 * MS).limit_us == 600000 * MS
     with pytest.raises(ValueError):
         Conduct(limit_us=600001 * MS)
+
+
+# Each conduct field's whole range, as the conduct line's reference gives it (ms).
+CONDUCT_RANGES = (("fumble_us", 0, 60000 * MS), ("repeat_us", 0, 60000 * MS), ("cap", 1, 64),
+                  ("signal", 0, 1), ("signal_min_us", 0, 60000 * MS),
+                  ("signal_max_us", 0, 60000 * MS), ("ignore_us", 0, 60000 * MS),
+                  ("limit_us", 1 * MS, 600000 * MS), ("empty", 0, 1))
+
+
+@pytest.mark.parametrize("attr, lo, hi", CONDUCT_RANGES)
+def test_r41_r44_every_conduct_field_takes_both_ends_of_its_range_and_nothing_beyond(attr, lo, hi):
+    step = MS if attr.endswith("_us") else 1
+    # signal_max may not be below signal_min: move both together at the edges.
+    pair = {"signal_min_us": "signal_max_us", "signal_max_us": "signal_min_us"}.get(attr)
+    for v in (lo, hi):
+        kw = {attr: v}
+        if pair:
+            kw[pair] = v
+        assert getattr(Conduct(**kw), attr) == v
+    for v in (lo - step, hi + step):
+        kw = {attr: v}
+        if pair:
+            kw[pair] = v
+        with pytest.raises(ValueError) as e:
+            Conduct(**kw)
+        assert "is not %d .. %d" % (lo // step, hi // step) in str(e.value)
+
+
+def test_r41_r44_a_time_under_a_ms_is_named_as_out_of_range_when_it_is():
+    # 0.5 ms of slap time limit is below its 1 ms floor: the message gives the range.
+    with pytest.raises(ValueError) as e:
+        Conduct(limit_us=500)
+    assert "conduct limit 500 is not 1 .. 600000" in str(e.value)
+
+
+def test_r44_r41_the_switches_take_booleans_as_0_and_1():
+    c = Conduct(signal=True, empty=False)
+    assert c.signal == 1 and c.empty == 0
+    assert type(c.signal) is int and type(c.empty) is int
+    assert c == Conduct(signal=1, empty=0)
+    assert Conduct(signal=False).signal == 0 and Conduct(empty=True).empty == 1
 
 
 def test_the_outcome_kinds_are_distinct():

@@ -415,3 +415,16 @@ def test_b_counts_follow_ups_against_the_top_card_it_plays_not_the_one_beneath()
     g = layout(["KH 9D", "QC", E, E, E], ["2H", E, E, E, E], ["8S", "10H"],
                hands=("3C", "4S"))
     assert follow_ups(g, 0, 0, 1) == 0 and follow_ups(g, 0, 0, 0) == 0
+
+
+@pytest.mark.parametrize("scheme", [TWO_BUTTON, SIX_BUTTON])
+def test_a_pad_plays_and_slaps_on_a_game_restored_from_its_saved_text(scheme):
+    # A saved game comes back from JSON text: its phase is a string read from the file,
+    # equal to the game's own but not the same object. The pad goes by what it says.
+    import json
+    g = Game.restore(json.loads(json.dumps(play_layout().snapshot())))
+    assert g.phase == PLAY
+    assert Pad(0, scheme).press(g, B)[:3] == ("play", 0, 0)     # 9D, the card under the cursor
+    s = Game.restore(json.loads(json.dumps(slap_layout().snapshot())))
+    assert s.phase == SLAP
+    assert Pad(1, scheme).press(s, B)[0] == "slap"

@@ -118,6 +118,14 @@ def test_r41_a_fumble_time_outside_0_to_60_s_is_refused_naming_the_line(ms):
     assert "line 3" in str(e.value) and "fumble time %d ms" % ms in str(e.value)
 
 
+@pytest.mark.parametrize("line", ["fumble 500 7", "fumble 500 500", "fumble"])
+def test_r41_a_fumble_line_holds_exactly_one_number(line):
+    # A second number is no part of the format: refused, not read as the first alone.
+    with pytest.raises(ValueError) as e:
+        parse("spit-replay 1\nseed 1\n%s\n" % line)
+    assert "line 3" in str(e.value) and "unknown record" in str(e.value)
+
+
 def test_a_replay_without_a_fumble_line_has_no_fumble_time():
     rp = parse("spit-replay 1\nseed 1\n")
     assert rp.conduct is None and "conduct" not in rp.format()
@@ -184,3 +192,30 @@ def test_r40_digest_and_seed_records_at_their_edges():
         with pytest.raises(ValueError) as e:
             parse("spit-replay 1\n%s\n" % line)
         assert "line 2" in str(e.value), line
+
+
+def test_r40_replays_are_equal_only_with_the_same_seed_rules_conduct_and_records():
+    def rp(seed=5, **rules):
+        r = parse("spit-replay 1\nseed %d\npress 100 play 0 0 0\n" % seed)
+        if rules:
+            r.rules = Rules.from_dict(rules)
+        return r
+    assert rp() == rp() and not rp() != rp()
+    for a, b in ((rp(4), rp(5)), (rp(5), rp(6)), (rp(points=1), rp()),
+                 (rp(target=50, points=1), rp(target=100, points=1))):
+        assert a != b and b != a
+        assert not a == b and not b == a
+    other = rp()
+    other.records.append(("settle", 200))
+    assert other != rp() and rp() != other
+    other = rp()
+    other.conduct = Conduct()
+    assert other != rp() and rp() != other
+    assert rp() != "spit-replay 1\nseed 5\n"
+
+
+@pytest.mark.parametrize("line", ["settle 100 7", "frame 100 100", "settle", "frame"])
+def test_r40_a_settle_or_frame_record_holds_exactly_one_time(line):
+    with pytest.raises(ValueError) as e:
+        parse("spit-replay 1\nseed 1\n%s\n" % line)
+    assert "line 3" in str(e.value) and "unknown record" in str(e.value)

@@ -176,3 +176,32 @@ def test_the_narrow_draws_are_the_top_bits_of_the_32_bit_word():
             assert a.next16() == b.next32() >> 16
             assert a.next_bit() == b.next32() & 1
         assert a.state == b.state
+
+
+@pytest.mark.parametrize("n", [3_000_001, 52, 1000])
+def test_r40_below_redraws_exactly_the_draws_at_or_above_the_last_whole_multiple_of_n(n):
+    # Draws (as 32-bit words) at or above 2**32 - 2**32 % n are redrawn, the others
+    # kept: checked on draws from the row of 2**16 where that edge falls and the 64
+    # rows below it.
+    edge = (1 << 32) - (1 << 32) % n
+    r = Rng(2024)
+    checked = on_edge = 0
+    for _ in range(1_000_000):
+        before = r.state
+        word = r.next32()
+        if not (edge >> 16) - 64 <= word >> 16 <= edge >> 16:
+            continue
+        q = Rng(0)
+        q.state = before
+        got = q.below(n)
+        q2 = Rng(0)
+        q2.state = before
+        w = q2.next32()
+        while w >= edge:
+            w = q2.next32()
+        assert got == w % n
+        checked += 1
+        on_edge += word >> 16 == edge >> 16
+        if checked >= 8 and on_edge >= 3:
+            break
+    assert checked >= 8 and on_edge >= 3

@@ -883,6 +883,42 @@ def test_r42_player_0_reaching_exactly_the_target_ends_the_game_too():
     assert g.phase == OVER and g.scores == [10, 4] and g.winner == 1
 
 
+def test_r42_a_player_one_card_short_of_the_target_plays_on():
+    # Player 0 would reach 7 + 2 = 9 of 10, player 1 0 + 4: nobody reaches the target,
+    # so the round ends in the slap as usual (R25), whatever the other player holds.
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"), rules=Rules(points=True, target=10))
+    g.scores = [7, 0]
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.phase == SLAP and g.winner is None
+
+
+def test_r40_the_digest_tells_every_kind_of_round_ending_apart():
+    digests = set()
+    for ending in (None, {"end": "out", "out": 0}, {"end": "out", "out": 1},
+                   {"end": "stalled", "out": None}, {"end": "stalled", "out": 0},
+                   {"end": "stalled", "out": 1}):
+        g = Game(9)
+        g.ending = ending
+        digests.add(g.digest())
+    assert len(digests) == 6
+
+
+@pytest.mark.parametrize("verb", ["spot", "tap", "zap", "sp", "spits"])
+def test_r39_a_verb_that_is_not_the_games_is_refused_as_a_bad_action(verb):
+    g = Game(4)
+    assert g.why_not((verb, 0)) == "bad action" and g.apply((verb, 0)) == "bad action"
+    assert g.said == [False, False]
+
+
+def test_r42_player_1_going_past_the_target_ends_the_game():
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"), rules=Rules(points=True, target=10))
+    g.scores = [0, 8]                                  # player 1: 8 + 4 = 12, past 10
+    assert g.apply(("play", 0, 0, 0)) is None
+    assert g.phase == OVER and g.scores[1] == 12 and g.winner is not None
+
+
 def test_r36_a_standard_game_scores_no_points():
     g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
                hands=("2C 3C", "4D"))
@@ -902,3 +938,33 @@ def test_r39_bad_layouts_and_decks_are_refused_with_their_reason():
     assert Rules(target=1).target == 1                 # the smallest target there is
     with pytest.raises(ValueError):
         Rules(target=0)
+
+
+def test_r40_a_seed_may_be_any_small_int_of_the_device_0_to_2_to_the_30_minus_1():
+    from shared_rules.game import MAX_SEED
+    assert MAX_SEED == (1 << 30) - 1
+    a, b = Game(MAX_SEED), Game(MAX_SEED)
+    assert a.snapshot() == b.snapshot() and Game(MAX_SEED - 1).snapshot() != a.snapshot()
+
+
+def test_rules_print_as_their_options():
+    assert repr(Rules()) == "Rules(points=False, manual_flip=False, target=100)"
+    assert repr(Rules(True, True, 7)) == "Rules(points=True, manual_flip=True, target=7)"
+
+
+def test_r39_actions_read_from_text_apply_like_the_same_actions_written_out():
+    # A replay's actions are strings split from its lines: equal to the literals the
+    # pads write, but other objects. The game goes by what they say.
+    def text(word):
+        return "".join(list(word))                 # the same word, a new string
+    for verb, action in (("play", ("play", 0, 0, 0)), ("fill", ("fill", 0, 2, 3))):
+        g = layout(["9D", "KC", "4C QC", E, E], ["7C", "6C", "2H", E, E], ["8S", "5D"],
+                   hands=("3C", "4S"))
+        h = layout(["9D", "KC", "4C QC", E, E], ["7C", "6C", "2H", E, E], ["8S", "5D"],
+                   hands=("3C", "4S"))
+        read = (text(verb),) + action[1:]
+        assert read == action and read[0] is not action[0]
+        assert g.apply(read) is None and h.apply(action) is None
+        assert g.snapshot() == h.snapshot()
+    g = Game(8)
+    assert g.apply((text("spit"), 0)) is None and g.said[0]
