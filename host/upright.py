@@ -21,6 +21,7 @@
 # use it; the board never imports it. Plain loops, so it runs under MicroPython too.
 
 from firmware.view import W, AREA_X, AREA_W
+from firmware.link.face import REVERSED_BITS
 
 HALF = 1
 TABLE = 2
@@ -34,18 +35,7 @@ def layout_of(screen_name):
     return LAYOUTS.get(screen_name, 0)
 
 
-def _reversed_bits():
-    out = bytearray(256)
-    for v in range(256):
-        r = 0
-        for b in range(8):
-            if (v >> b) & 1:
-                r |= 1 << (7 - b)
-        out[v] = r
-    return bytes(out)
-
-
-_REV = _reversed_bits()
+_REV = REVERSED_BITS
 
 
 def _turn_box(src, dst, p0, p1, x0, x1):

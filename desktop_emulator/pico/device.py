@@ -69,6 +69,24 @@ def node_command():
     return [node, str(HARNESS)]
 
 
+def spawn(cmd):
+    """Start a Node harness: its process, a queue of its reply lines (None at its end)
+    and the list its stderr lines go to, each read by a thread of its own."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=str(HERE))
+    replies = queue.Queue()
+    stderr = []
+
+    def pump(stream, sink):
+        for line in iter(stream.readline, b""):
+            sink(line)
+        sink(None)
+
+    threading.Thread(target=pump, args=(proc.stdout, replies.put), daemon=True).start()
+    threading.Thread(target=pump, args=(proc.stderr, stderr.append), daemon=True).start()
+    return proc, replies, stderr
+
+
 class Pico:
     """One emulated Pico running MicroPython from `firmware` (an image.Firmware).
 
@@ -113,20 +131,7 @@ class Pico:
     # ---- process ------------------------------------------------------------------------
     def _start(self):
         cmd = node_command()
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, cwd=str(HERE))
-        self._replies = queue.Queue()
-        self._stderr = []
-
-        def pump(stream, sink):
-            for line in iter(stream.readline, b""):
-                sink(line)
-            sink(None)
-
-        threading.Thread(target=pump, args=(self.proc.stdout, self._replies.put),
-                         daemon=True).start()
-        threading.Thread(target=pump, args=(self.proc.stderr, self._stderr.append),
-                         daemon=True).start()
+        self.proc, self._replies, self._stderr = spawn(cmd)
 
     def request(self, cmd, wall_s=60.0, **args):
         if self.proc is None:

@@ -20,11 +20,10 @@ which runs `ppm` fast or slow. Every wait has a guest-time and a wall-time limit
 import json
 import queue
 import subprocess
-import threading
 import time
 
 from desktop_emulator.pico.device import (DeviceError, DeviceTimeout, Pico, node_command,
-                                          HERE, US, MS, S, TICKS_MASK)
+                                          spawn, HERE, US, MS, S, TICKS_MASK)
 
 LINK_HARNESS = HERE / "link.mjs"
 
@@ -82,20 +81,7 @@ class LinkedPicos:
     def _start(self):
         cmd = node_command()
         cmd[-1] = str(LINK_HARNESS)
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, cwd=str(HERE))
-        self._replies = queue.Queue()
-        self._stderr = []
-
-        def pump(stream, sink):
-            for line in iter(stream.readline, b""):
-                sink(line)
-            sink(None)
-
-        threading.Thread(target=pump, args=(self.proc.stdout, self._replies.put),
-                         daemon=True).start()
-        threading.Thread(target=pump, args=(self.proc.stderr, self._stderr.append),
-                         daemon=True).start()
+        self.proc, self._replies, self._stderr = spawn(cmd)
 
     def request(self, cmd, chip=None, wall_s=60.0, **args):
         if self.proc is None:

@@ -30,7 +30,8 @@ def _reversed_bits():
     return out
 
 
-_REV = _reversed_bits()
+REVERSED_BITS = _reversed_bits()   # a byte's bits in the other order (host/upright.py too)
+_REV = REVERSED_BITS
 
 
 def turn_all(src, dst):
