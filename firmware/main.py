@@ -13,7 +13,7 @@
 import time
 
 from firmware.hw import chip_name
-from firmware.hw.board import button_pins, build_hardware, held_at_boot
+from firmware.hw.board import button_pins, build_hardware, build_link, held_at_boot
 
 CHECK_US = 1000000        # how often the loop checks that the input's interrupt is alive
 WDT_MS = 4000             # longest a frame, a flash save or the boot may take
@@ -88,10 +88,14 @@ def run(start=None, log=True, probe=None):
     display, buttons, buzzer = build_hardware(machine, pins)
     if log:                            # which capture stamps the touches, and if not PIO, why
         print("spit: input %s%s" % (buttons.kind, " (%s)" % buttons.why if buttons.why else ""))
+    link, why = build_link(machine)
+    if log and link is None:           # no LINK PLAY; the single-handheld game goes on
+        print("spit: no link (%s)" % why)
     from firmware.app import App, Ports
     from firmware.hw.storage import FileStorage
     from firmware.hw.clock import Clock
-    app = App(Ports(buttons, display, buzzer, FileStorage(STORAGE_PATH), Clock()),
+    app = App(Ports(buttons, display, buzzer, FileStorage(STORAGE_PATH), Clock(),
+                    link=link),
               scheme=scheme, now_us=time.ticks_us())
     if start is not None:
         start_game(app, start, log)
@@ -184,6 +188,8 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
             next_check = ticks_add(now, CHECK_US)
             check_input(buttons, seen, log)
         buzzer.step(now)
+        if app.linkplay is not None:   # answered between frames: a tighter round trip (R43)
+            app.linkplay.link.poll(now)
         wdt.feed()
         time.sleep_ms(1)
 
