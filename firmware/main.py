@@ -66,6 +66,18 @@ def report(app, now):
         app.screen_name(), g.phase, g.round, g.scores[0], g.scores[1], w, now))
 
 
+def report_link(app, said):
+    """One line when link play's state or role changes ("spit: link LINKED host=1"), so
+    a computer on the console can follow the cable. said: the last (state, host) said.
+    -> what is said now."""
+    lp = app.linkplay
+    now = None if lp is None else (lp.link.state, lp.link.authority)
+    if now != said and now is not None:
+        from firmware.link.link import STATE_NAMES
+        print("spit: link %s host=%d" % (STATE_NAMES[now[0]], 1 if now[1] else 0))
+    return now
+
+
 def report_start(app):
     t = 0
     for rec in app.replay.records:      # the first record: the frame the game began at
@@ -146,6 +158,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
     game = app.game                    # a game begun by run(start=...) was reported there
     pending = getattr(buttons, "pending", None)
     soon = None                        # an extra step for presses waiting in the ring
+    linked = None                      # link play's (state, host) as last reported
     while True:
         now = ticks_us()
         if soon is None and pending is not None and pending():
@@ -172,6 +185,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
                         phase = g.phase
                         rnd = g.round
                     report(app, now)
+                linked = report_link(app, linked)
             if not display.ok:
                 display.show()         # a retry every RETRY_SHOWS frames; all of it once back
             if display.ok != shown or (not shown and ticks_diff(now, warned) >= NO_DISPLAY_US):
