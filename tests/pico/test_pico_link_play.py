@@ -1,7 +1,8 @@
 """Link play on two emulated Picos running the real firmware (main.py and all), joined
 by the cable (desktop_emulator/pico/link.py): one player chooses LINK PLAY with their
 buttons, the other handheld joins by itself from its menu (firmware/link/wake.py), the
-handshake elects one host (R43), and a game dealt on the host reaches both screens.
+handshake elects one host (R43), a game dealt on the host reaches both screens, and a
+press on each handheld is decided the same way on both.
 What each firmware says on its console ("spit: link ...", "spit: screen=...") is what
 is asserted. Every wait has a guest-time and a wall-time limit."""
 import re
@@ -39,7 +40,7 @@ def _wait(pair, pattern, guest_ms, wall_s):
     raise AssertionError("unreachable")
 
 
-def test_r43_two_handhelds_find_each_other_and_both_show_the_dealt_game(pico_firmware, pico_files):
+def test_r43_two_handhelds_find_each_other_and_play_one_game(pico_firmware, pico_files):
     with LinkedPicos(pico_firmware, files=(pico_files, pico_files), buttons=BUTTONS,
                      timer_start_us=(0, 3_333)) as pair:
         pair.boot()
@@ -57,4 +58,21 @@ def test_r43_two_handhelds_find_each_other_and_both_show_the_dealt_game(pico_fir
         pair.run_for(400_000, wall_s=240)
         host.press(P0_B, hold_us=40_000)
         games = _wait(pair, GAME, guest_ms=1500, wall_s=240)
-        assert games[0].groups() == games[1].groups()
+        assert games[0].groups() == games[1].groups() == (b"ready", b"1", b"0", b"0")
+        # R23: play begins once both players have said "Spit!": one press on each
+        # handheld's own pad, the guest's crossing the cable to the host's arbiter.
+        guest = pair.chips[hosts.index(0)]
+        host.press(P0_B, hold_us=40_000)
+        pair.run_for(150_000, wall_s=120)
+        guest.press(P0_B, hold_us=40_000)
+        games = _wait(pair, GAME, guest_ms=1500, wall_s=240)
+        assert games[0].groups() == games[1].groups() == (b"play", b"1", b"0", b"0")
+        # Stopped (Ctrl-C leaves the app for the REPL): the very same game on both.
+        snaps = []
+        for c in pair.chips:
+            c.interrupt(wall_s=120)
+            c.enter_raw(soft_reset=False, wall_s=120)
+            snaps.append(c.eval_json("__import__('firmware.main').main.app.game.snapshot()",
+                                     guest_ms=3000, wall_s=120))
+        assert snaps[0]["phase"] == "play" and snaps[0]["piles"]
+        assert snaps[0] == snaps[1]
