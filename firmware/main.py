@@ -13,7 +13,7 @@
 import time
 
 from firmware.hw import chip_name
-from firmware.hw.board import button_pins, build_hardware, held_at_boot
+from firmware.hw.board import button_pins, build_hardware, build_link, held_at_boot
 from firmware.screens import GAME as GAME_SCREEN
 
 CHECK_US = 1000000        # how often the loop checks that the input's interrupt is alive
@@ -78,6 +78,18 @@ def report(app, now):
         app.screen_name(), g.phase, g.round, g.scores[0], g.scores[1], w, now))
 
 
+def report_link(app, said):
+    """One line when link play's state or role changes ("spit: link LINKED host=1"), so
+    a computer on the console can follow the cable. said: the last (state, host) said.
+    -> what is said now."""
+    lp = app.linkplay
+    now = None if lp is None else (lp.link.state, lp.link.authority)
+    if now != said and now is not None:
+        from firmware.link.link import STATE_NAMES
+        print("spit: link %s host=%d" % (STATE_NAMES[now[0]], 1 if now[1] else 0))
+    return now
+
+
 def report_start(app):
     t = 0
     for rec in app.replay.records:      # the first record: the frame the game began at
@@ -100,10 +112,14 @@ def run(start=None, log=True, probe=None):
     display, buttons, buzzer = build_hardware(machine, pins)
     if log:                            # which capture stamps the touches, and if not PIO, why
         print("spit: input %s%s" % (buttons.kind, " (%s)" % buttons.why if buttons.why else ""))
+    link, why = build_link(machine)
+    if log and link is None:           # no LINK PLAY; the single-handheld game goes on
+        print("spit: no link (%s)" % why)
     from firmware.app import App, Ports
     from firmware.hw.storage import FileStorage
     from firmware.hw.clock import Clock
-    app = App(Ports(buttons, display, buzzer, FileStorage(STORAGE_PATH), Clock()),
+    app = App(Ports(buttons, display, buzzer, FileStorage(STORAGE_PATH), Clock(),
+                    link=link),
               scheme=scheme, now_us=time.ticks_us())
     if start is not None:
         start_game(app, start, log)
@@ -186,6 +202,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
     flush = getattr(display, "flush", None)
     soon = None                        # an extra step: presses waiting, a redraw going on
     since_gc = 0
+    linked = None                      # link play's (state, host) as last reported
     while True:
         now = ticks_us()
         if soon is None and pending is not None and pending():
@@ -221,6 +238,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
                         phase = g.phase
                         rnd = g.round
                     report(app, now)
+                linked = report_link(app, linked)
             if not display.ok:
                 display.show()         # a retry every RETRY_SHOWS frames; all of it once back
             if display.ok != shown or (not shown and ticks_diff(now, warned) >= NO_DISPLAY_US):
@@ -242,6 +260,8 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
             next_check = ticks_add(now, CHECK_US)
             check_input(buttons, seen, log)
         buzzer.step(now)
+        if app.linkplay is not None:   # answered between frames: a tighter round trip (R43)
+            app.linkplay.link.poll(now)
         wdt.feed()
         time.sleep_ms(1)
 

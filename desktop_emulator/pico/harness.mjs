@@ -263,6 +263,34 @@ function jumperLow(pin) {
   return false;
 }
 
+// The flash chip's unique id (command 0x4B), which the SDK reads once at boot and
+// machine.unique_id() returns. The emulator's SSI ignores flash commands, so every chip
+// would read zeros, and two chips on one link cable would have the same id (the link's
+// election, R43, needs them to differ, as on real boards). Each chip answers the command
+// with its own id: the n-th chip imported (link.mjs's `?chip=n`) ends in n.
+const CHIP_INDEX = Number(new URL(import.meta.url).searchParams.get('chip') || 0);
+const SSI_BASE = 0x18000000;
+const SSI_DR0 = 0x60;
+const FLASH_READ_UID = 0x4b;
+const UID_DUMMY_BYTES = 5;        // the command and four dummy bytes come before the id
+
+function attachFlashId() {
+  const ssi = chip.findPeripheral(SSI_BASE);
+  const read = ssi.readUint32.bind(ssi);
+  const write = ssi.writeUint32.bind(ssi);
+  const id = [0xe6, 0x60, 0x58, 0x38, 0x83, 0x20, 0x51, CHIP_INDEX];
+  let byte = UID_DUMMY_BYTES + id.length;         // no command in progress
+  ssi.writeUint32 = (offset, value) => {
+    if (offset === SSI_DR0 && value === FLASH_READ_UID) byte = 0;
+    write(offset, value);
+  };
+  ssi.readUint32 = (offset) => {
+    if (offset !== SSI_DR0 || byte >= UID_DUMMY_BYTES + id.length) return read(offset);
+    const i = byte++ - UID_DUMMY_BYTES;
+    return i >= 0 ? id[i] : read(offset);
+  };
+}
+
 function attachJumpers() {
   for (const [from, to] of config.jumpers) {
     chip.gpio[from].addListener(() => {
@@ -684,6 +712,7 @@ function boot(args) {
   attachUSB();
   attachUARTs();
   attachJumpers();
+  attachFlashId();
   serialQueue = [];
   pendingRead = 0;
   i2cTx = null;

@@ -46,3 +46,13 @@ def build_hardware(machine, pins):
     buttons = start_capture(pins, pinmap.DEBOUNCE_US, machine)
     buzzer = Buzzer(pinmap.BUZZER, machine)
     return display, buttons, buzzer
+
+
+def build_link(machine):
+    """The link cable's port (UART0, firmware/hw/link_uart.py), or (None, why) when the
+    UART or its pins cannot be claimed: one handheld's game never depends on the cable."""
+    try:
+        from firmware.hw.link_uart import UartLink
+        return UartLink(machine), ""
+    except (OSError, ValueError, ImportError, AttributeError) as e:
+        return None, "%s: %s" % (type(e).__name__, e)

@@ -100,7 +100,8 @@ def test_settings_saved_on_one_boot_are_there_on_the_next(pico_firmware, pico_fi
         boot_to_title(pico)
         assert b"spit: input pio\r\n" in pico.transcript     # touches stamped by the PIO
         before = len(pico.flash_ops)
-        menu_press(pico, P0_A)                           # from START to MODE
+        menu_press(pico, P0_A)                           # from START past LINK PLAY
+        menu_press(pico, P0_A)                           # to MODE
         menu_press(pico, P0_B)                           # MODE: two players -> vs CPU easy
         assert len(pico.flash_ops) > before              # written to flash, not just RAM
         saved, msg = settings_on_flash(pico)
@@ -121,7 +122,8 @@ def test_a_power_cut_during_a_save_leaves_a_loadable_file(pico_firmware, pico_fi
     # holding either the old settings or the new.
     with Pico(pico_firmware, files=pico_files, buttons=BUTTONS) as pico:
         boot_to_title(pico)
-        menu_press(pico, P0_A)                           # from START to MODE
+        menu_press(pico, P0_A)                           # from START past LINK PLAY
+        menu_press(pico, P0_A)                           # to MODE
         menu_press(pico, P0_B)                           # a first save: the file exists
         image = tmp_path / "before.bin"
         image.write_bytes(pico.read_flash(0, 2 * 1024 * 1024))
@@ -134,7 +136,8 @@ def test_a_power_cut_during_a_save_leaves_a_loadable_file(pico_firmware, pico_fi
     for cut in sorted({1, ops // 2, ops - 1}):
         with Pico(pico_firmware, files=pico_files, buttons=BUTTONS) as pico:
             boot_to_title(pico, flash=image)
-            menu_press(pico, P0_A)                       # from START to MODE
+            menu_press(pico, P0_A)                       # from START past LINK PLAY
+            menu_press(pico, P0_A)                       # to MODE
             pico.press(P0_B, hold_us=60_000)
             assert pico.run_to(pico.t_ns + 2 * S, stop_after_flash_ops=cut) == "stop"
             pico.power_cycle("cut")

@@ -147,9 +147,10 @@ def test_the_window_plays_the_board_and_keys_press_its_buttons(tmp_path, monkeyp
     def on_frame(win, n):
         if n == 5:
             seen["before"] = bytes(win.display.panel)
-        if n in (5, 15):
-            # Z (player 0's A): from START to the mode; then X (B): change the mode.
-            key = pygame.K_z if n == 5 else pygame.K_x
+        if n in (5, 10, 15):
+            # Z (player 0's A) twice: from START past LINK PLAY (the board has a link
+            # port) to the mode; then X (B): change the mode.
+            key = pygame.K_z if n < 15 else pygame.K_x
             for t in (pygame.KEYDOWN, pygame.KEYUP):
                 pygame.event.post(pygame.event.Event(t, key=key, mod=0, unicode="",
                                                      scancode=0))
