@@ -548,7 +548,20 @@ class Web(Engine):
                            for e in (self.keys.log if self.keys is not None else [])]
             d["settings"] = app.settings
             d["seats"] = list(self.seats) if self.seats else None
+            if app.screen_name() == "lab":
+                d["lab"] = self._lab_debug(app.cur)
         return json.dumps(d)
+
+    def _lab_debug(self, scr):
+        """The reaction lab's menu settings and its run's trial, so the page's tests
+        can press at a chosen time after the signal (or during the wait)."""
+        run = scr.run
+        d = {"mode": scr.mode, "task": scr.task, "signal": scr.signal,
+             "trials": scr.trials, "practice": scr.practice}
+        if run is not None:
+            d.update(seed=run.seed, state=run.state, trial=run.trial, start=run.start,
+                     onset=run.onset)
+        return d
 
 
 def start(bridge, search, now_ms):
