@@ -55,6 +55,19 @@ def run_micropython(script, *args, heap="150K", stdin=None, timeout=300, path=No
                           input=stdin, timeout=timeout)
 
 
+def same_on_micropython_and_cpython(script, heap="2M"):
+    """Run `script` under the MicroPython binary and under CPython; both must succeed
+    and print the same. Returns the printed lines."""
+    mp = run_micropython(script, heap=heap)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cp = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                        env=env, cwd=str(ROOT), timeout=300)
+    assert mp.returncode == 0, mp.stderr + mp.stdout[-2000:]
+    assert cp.returncode == 0, cp.stderr
+    assert mp.stdout == cp.stdout
+    return cp.stdout.splitlines()
+
+
 def shoot_recorded_frames(rig):
     """{recorded frame time: (screen bytes, game snapshot)} for every frame the app's
     recording takes from now on; returns (shots, the recording's own frame method),

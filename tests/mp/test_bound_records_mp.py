@@ -1,12 +1,9 @@
 """A linked game's bound records (R43) are packed, read back, formatted and parsed the
 same under the real MicroPython binary as on CPython."""
-import os
-import subprocess
-import sys
 
 import pytest
 
-from tests.helpers import MICROPYTHON, ROOT, run_micropython
+from tests.helpers import MICROPYTHON, ROOT, same_on_micropython_and_cpython
 
 pytestmark = [pytest.mark.mp,
               pytest.mark.skipif(not MICROPYTHON.exists(),
@@ -15,14 +12,7 @@ pytestmark = [pytest.mark.mp,
 
 def test_bound_records_are_the_same_on_micropython_and_cpython():
     script = ROOT / "tests/mp/bound_records.py"
-    mp = run_micropython(script, heap="2M")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cp = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                        env=env, cwd=str(ROOT), timeout=300)
-    assert mp.returncode == 0, mp.stderr + mp.stdout[-2000:]
-    assert cp.returncode == 0, cp.stderr
-    assert mp.stdout == cp.stdout
-    lines = cp.stdout.splitlines()
+    lines = same_on_micropython_and_cpython(script)
     assert lines[0].startswith("packed ") and lines[0].endswith(" 0 True")
     assert int(lines[0].split()[1]) > 0
     assert lines[1].endswith(" True")

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.helpers import MICROPYTHON, ROOT, run_micropython
+from tests.helpers import MICROPYTHON, ROOT, run_micropython, same_on_micropython_and_cpython
 
 pytestmark = [pytest.mark.mp,
               pytest.mark.skipif(not MICROPYTHON.exists(),
@@ -15,14 +15,7 @@ pytestmark = [pytest.mark.mp,
 
 def test_link_protocol_is_the_same_on_micropython_and_cpython():
     script = ROOT / "tests/mp/link_protocol.py"
-    mp = run_micropython(script, heap="2M")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cp = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                        env=env, cwd=str(ROOT), timeout=300)
-    assert mp.returncode == 0, mp.stderr + mp.stdout[-2000:]
-    assert cp.returncode == 0, cp.stderr
-    assert mp.stdout == cp.stdout
-    lines = cp.stdout.splitlines()
+    lines = same_on_micropython_and_cpython(script)
     assert len(lines) == 8
     for line in lines[:4]:
         assert line.endswith(" True 0 False"), line           # round trip, no 0 inside
