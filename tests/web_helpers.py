@@ -1,11 +1,16 @@
 """Shared by the browser build's tests: the web folder on sys.path, a fake page bridge,
-the desktop emulator's state line, and one build of the site per test run."""
+the desktop emulator's state line, one build of the site per test run, the site served
+on loopback, and a headless Chromium."""
 import atexit
+import contextlib
 import importlib.util
 import io
 import shutil
 import sys
 import tempfile
+import threading
+
+import pytest
 
 from tests.helpers import ROOT
 
@@ -96,3 +101,37 @@ class FakeBridge:
 
     def random_seed(self):
         return 12345
+
+
+@contextlib.contextmanager
+def serving(directory):
+    """web/serve.py serving `directory` on a free loopback port in a thread -> the
+    server; it is shut down on leaving (a test never leaves a port open)."""
+    import serve
+    srv = serve.make_server(str(directory), 0, quiet=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def site_url(srv):
+    return "http://127.0.0.1:%d/" % srv.server_address[1]
+
+
+def chromium():
+    """A headless Chromium over the DevTools protocol; without one the test fails
+    (`make test` installs Debian's package), it never skips."""
+    import cdp
+    if cdp.find_chromium() is None:
+        pytest.fail("chromium is not installed: `make test` installs Debian's package")
+    return cdp.Chromium()
+
+
+#: Run in a page before a download: anchors record what they would save instead of
+#: opening the browser's save dialog (window.__downloads: {name, href}).
+CAPTURE_DOWNLOADS = """(() => { window.__downloads = [];
+  HTMLAnchorElement.prototype.click = function () {
+    window.__downloads.push({ name: this.download, href: this.href }); }; })()"""

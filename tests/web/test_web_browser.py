@@ -10,10 +10,8 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.web_helpers import built_site, desktop_run, desktop_state
+from tests.web_helpers import built_site, chromium, desktop_run, desktop_state, serving, site_url
 
-import cdp
-import serve
 
 pytestmark = pytest.mark.web
 
@@ -23,20 +21,13 @@ STORE_KEY = "spit-handheld/spit.json"
 @pytest.fixture(scope="module")
 def site():
     d, _ = built_site()
-    srv = serve.make_server(d, 0, quiet=True)
-    import threading
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield {"dir": Path(d), "url": "http://127.0.0.1:%d/" % srv.server_address[1]}
-    srv.shutdown()
-    srv.server_close()
+    with serving(d) as srv:
+        yield {"dir": Path(d), "url": site_url(srv)}
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if cdp.find_chromium() is None:
-        pytest.fail("chromium is not installed: `make test` installs Debian's package")
-    b = cdp.Chromium()
+    b = chromium()
     yield b
     b.close()
 

@@ -5,14 +5,13 @@ import json
 import re
 import subprocess
 import sys
-import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import ROOT
-from tests.web_helpers import WEB, built_site, load_build_module
+from tests.web_helpers import WEB, built_site, load_build_module, serving, site_url
 
 pytestmark = pytest.mark.web
 
@@ -89,23 +88,15 @@ def test_a_syntax_error_in_a_module_stops_the_build(tmp_path, monkeypatch):
 
 
 def test_the_server_serves_the_site_on_loopback_with_wasm_mime_and_isolation():
-    sys.path.insert(0, str(WEB))
-    import serve
     d, _ = built_site()
-    srv = serve.make_server(d, 0, quiet=True)
-    assert srv.server_address[0] == "127.0.0.1"
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    try:
-        base = "http://127.0.0.1:%d/" % srv.server_address[1]
+    with serving(d) as srv:
+        assert srv.server_address[0] == "127.0.0.1"
+        base = site_url(srv)
         with urllib.request.urlopen(base + "micropython.wasm", timeout=10) as r:
             assert r.headers["Content-Type"] == "application/wasm"
             assert r.headers["Cross-Origin-Embedder-Policy"] == "require-corp"
         with urllib.request.urlopen(base, timeout=10) as r:
             assert b'<pre id="state">' in r.read()
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def test_serve_without_a_build_says_what_to_run(tmp_path):

@@ -16,7 +16,7 @@ import threading
 import pytest
 
 from tests.helpers import ROOT
-from tests.web_helpers import WEB, built_site
+from tests.web_helpers import WEB, built_site, chromium, serving, site_url
 
 import serve
 
@@ -44,20 +44,13 @@ LAYOUT_JS = """(() => {
 @pytest.fixture(scope="module")
 def site():
     d, _ = built_site()
-    srv = serve.make_server(d, 0, quiet=True)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield "http://127.0.0.1:%d/" % srv.server_address[1]
-    srv.shutdown()
-    srv.server_close()
+    with serving(d) as srv:
+        yield site_url(srv)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    import cdp
-    if cdp.find_chromium() is None:
-        pytest.fail("chromium is not installed: `make test` installs Debian's package")
-    b = cdp.Chromium()
+    b = chromium()
     yield b
     b.close()
 

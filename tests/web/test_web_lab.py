@@ -5,7 +5,8 @@ text, a hidden tab pausing a run, and a page with no storage still giving the CS
 the runs it holds."""
 import pytest
 
-from tests.web_helpers import FakeBridge
+from tests.web_helpers import (CAPTURE_DOWNLOADS, FakeBridge, built_site, chromium, serving,
+                               site_url)
 
 from desktop_emulator import framebuf as fb_standin
 from firmware import lab, lab_store
@@ -135,34 +136,20 @@ def test_a_full_local_storage_says_so_and_still_gives_the_csv():
 
 @pytest.fixture(scope="module")
 def site():
-    from tests.web_helpers import built_site
-    import serve
-    import threading
     d, _ = built_site()
-    srv = serve.make_server(d, 0, quiet=True)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield "http://127.0.0.1:%d/" % srv.server_address[1]
-    srv.shutdown()
-    srv.server_close()
+    with serving(d) as srv:
+        yield site_url(srv)
 
 
 @pytest.fixture
 def page():
-    import cdp
-    if cdp.find_chromium() is None:
-        pytest.fail("chromium is not installed: `make test` installs Debian's package")
-    b = cdp.Chromium()
+    b = chromium()
     p = b.new_page()
     yield p
     errors = p.errors()
     p.close()
     b.close()
     assert errors == [], "the page logged errors: %s" % errors
-
-
-CAPTURE = """(() => { window.__downloads = [];
-  HTMLAnchorElement.prototype.click = function () {
-    window.__downloads.push({ name: this.download, href: this.href }); }; })()"""
 
 
 def test_the_pages_button_downloads_the_labs_csv(site, page):
@@ -172,7 +159,7 @@ def test_the_pages_button_downloads_the_labs_csv(site, page):
     page.evaluate("localStorage.clear()")
     page.goto(site)
     page.wait_for("window.spit.debug().screen === 'title'", timeout=60)
-    page.evaluate(CAPTURE)
+    page.evaluate(CAPTURE_DOWNLOADS)
     page.evaluate("document.getElementById('lab-csv').click()")
     page.wait_for("document.getElementById('status').textContent.includes("
                   "'No reaction lab runs saved yet.')")
@@ -186,7 +173,7 @@ def test_the_pages_button_downloads_the_labs_csv(site, page):
                                                     json.dumps(encode(store).decode())))
     page.reload()
     page.wait_for("window.spit.debug().screen === 'title'", timeout=60)
-    page.evaluate(CAPTURE)
+    page.evaluate(CAPTURE_DOWNLOADS)
     page.evaluate("document.getElementById('lab-csv').click()")
     page.wait_for("window.__downloads.length === 1")
     assert page.evaluate("window.__downloads[0].name") == "spit-lab.csv"

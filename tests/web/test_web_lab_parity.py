@@ -5,11 +5,10 @@ and requestAnimationFrame are replaced before the page's scripts run, so the run
 seed (the START press's stamp) is fixed, and each press is a key event carrying the
 stamp the test chose, a fixed time after the signal (or during the wait: a false
 start)."""
-import threading
 
 import pytest
 
-from tests.web_helpers import built_site
+from tests.web_helpers import CAPTURE_DOWNLOADS, built_site, chromium, serving, site_url
 
 from desktop_emulator import framebuf
 from firmware import lab, lab_store
@@ -55,28 +54,16 @@ FAKE_TIME = """(() => {
 })()""" % (T0_MS, FRAME_MS, HOLD_MS)
 
 
-CAPTURE = """(() => { window.__downloads = [];
-  HTMLAnchorElement.prototype.click = function () {
-    window.__downloads.push({ name: this.download, href: this.href }); }; })()"""
-
-
 @pytest.fixture(scope="module")
 def site():
-    import serve
     d, _ = built_site()
-    srv = serve.make_server(d, 0, quiet=True)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield "http://127.0.0.1:%d/" % srv.server_address[1]
-    srv.shutdown()
-    srv.server_close()
+    with serving(d) as srv:
+        yield site_url(srv)
 
 
 @pytest.fixture
 def page():
-    import cdp
-    if cdp.find_chromium() is None:
-        pytest.fail("chromium is not installed: `make test` installs Debian's package")
-    b = cdp.Chromium()
+    b = chromium()
     p = b.new_page()
     yield p
     errors = p.errors()
@@ -185,7 +172,7 @@ def test_the_browsers_lab_run_gives_the_rows_and_csv_of_cpython_for_its_seed(sit
     seed = settings["seed"]
     assert seed == (start_ms - T0_MS) * 1000          # START's stamp, in game µs
     # The page's own CSV download (its button), caught before it leaves the page.
-    page.evaluate(CAPTURE)
+    page.evaluate(CAPTURE_DOWNLOADS)
     page.evaluate("document.getElementById('lab-csv').click()")
     page.wait_for("window.__downloads.length === 1")
     csv = page.evaluate("fetch(window.__downloads[0].href).then((r) => r.text())")
