@@ -28,6 +28,13 @@
 // the pull-up); ppm per chip; loopback (a chip's TX wired to its own RX: the self-test
 // plug). A reset of one chip is the single-chip `reset` command.
 //
+// Outside peer (link_configure {outside: true}): chip 1 is not emulated; the other end
+// of the cable is the host's (desktop_emulator/pico/mixed.py: the app engine). What chip
+// 0 sends to it is sampled at `outside_baud` (a peer at another rate reads garbage, as
+// above) and handed to the host in the replies ("wire": [[true ns the byte is whole,
+// byte], ...]); the host's bytes come onto chip 0's RX with `inject`. Nothing is emulated
+// past the cable, so slices need not be a bit long.
+//
 // Replies: {"id", "ok", "t": true ns, "chips": [events of chip 0, events of chip 1],
 // "link": counters}; events as harness.mjs gives them (its "t" is the chip's own time).
 
@@ -39,6 +46,7 @@ const chips = [await import('./harness.mjs?chip=0'), await import('./harness.mjs
 // one is, a slice is at most one bit (and at most sliceNs).
 const IDLE_SLICE_NS = 10000;
 const DEFAULT_SLICE_NS = 1000;
+const OUTSIDE_SLICE_NS = 1e6;      // one chip: a slice only bounds a stop on its output
 const TX_START_BITS = 1;
 const STOP_SAMPLE_BITS = 9.5;      // the receiver has the byte mid-stop-bit
 const BITS = 10;
@@ -51,6 +59,9 @@ const link = [0, 1].map((i) => ({
   lineFree: 0,                     // true ns at which this chip's TX line is idle again
 }));
 let faults = { drop: 0, flip: 0, cut: null, loopback: [false, false] };
+let outside = false;
+let outsideBaud = 1000000;
+let outsideWire = [];                   // [true ns, byte] received by the outside peer
 let seed = 1;
 const counters = { sent: [0, 0], delivered: [0, 0], dropped: [0, 0], flipped: [0, 0],
   cut: [0, 0], late: [0, 0], overrun: [0, 0], not_listening: [0, 0], misframed: [0, 0] };
@@ -80,6 +91,7 @@ function uartOf(i) {
 
 // The baud rate a chip's UART runs at, in bits per TRUE second (0: not set up).
 function baudTrue(i) {
+  if (outside && i === 1) return outsideBaud;
   const u = uartOf(i);
   if (!u || !u.enabled || !u.baudDivider) return 0;
   return u.rp2040.clkPeri / (u.baudDivider * 16) * link[i].rate;
@@ -144,6 +156,10 @@ function transmit(from, to, value, wrote, bit, ownPad) {
   for (let k = 0; k < 8; k++) got |= levelAt((k + 1.5) * rbit) << k;
   const framed = levelAt(STOP_SAMPLE_BITS * rbit) === 1;
   const ready = start + STOP_SAMPLE_BITS * rbit;
+  if (outside && to === 1) {
+    if (framed) outsideWire.push([ready, got]); else counters.misframed[1]++;
+    return;
+  }
   const rh = chips[to];
   if (!rh.state().chip) { counters.not_listening[to]++; return; }
   const rl = localOf(to, ready);
@@ -179,8 +195,8 @@ function run(args) {
   let reason = 'time';
   let n = 0;
   while (trueNs < target) {
-    let slice = IDLE_SLICE_NS;
-    for (let i = 0; i < 2; i++) {
+    let slice = outside ? OUTSIDE_SLICE_NS : IDLE_SLICE_NS;
+    for (let i = 0; i < 2 && !outside; i++) {
       const b = baudTrue(i);
       if (b) slice = Math.min(slice, sliceNs, 1e9 / b);
     }
@@ -197,7 +213,7 @@ function run(args) {
       if (stopOnReset && chips[i].state().resets > resets0[i]) reason = 'reset';
     }
     if (reason !== 'time') break;
-    if ((++n & 0x3ff) === 0 && Date.now() > wallEnd) { reason = 'wall'; break; }
+    if (((++n & 0x3ff) === 0 || outside) && Date.now() > wallEnd) { reason = 'wall'; break; }
   }
   return { reason };
 }
@@ -208,6 +224,8 @@ function linkConfigure(args) {
   if (args.flip !== undefined) faults.flip = args.flip;
   if (args.cut !== undefined) faults.cut = args.cut;
   if (args.loopback !== undefined) faults.loopback = args.loopback.map((x) => !!x);
+  if (args.outside !== undefined) outside = !!args.outside;
+  if (args.outside_baud !== undefined) outsideBaud = args.outside_baud;
   if (args.seed !== undefined) seed = (args.seed >>> 0) || 1;
   if (args.ppm !== undefined) args.ppm.forEach((p, i) => setRate(i, 1 + p / 1e6));
   if (args.pins !== undefined) args.pins.forEach(([tx, rx], i) => { link[i].txPin = tx; link[i].rxPin = rx; });
@@ -239,6 +257,7 @@ function reply(obj) {
   obj.t = trueNs;
   obj.chips = chips.map((h) => h.takeEvents({}));
   obj.link = counters;
+  if (outsideWire.length) { obj.wire = outsideWire; outsideWire = []; }
   process.stdout.write(JSON.stringify(obj) + '\n');
 }
 

@@ -1,0 +1,94 @@
+"""A mixed linked game (R43): the real firmware on an emulated Pico at one end of the
+cable, the app engine (the firmware's app on CPython) at the other
+(desktop_emulator/pico/mixed.py). The Pico's menu hears the app calling and joins; one
+host is elected; the host deals; a "Spit!" on each side; a CPU plays the app's player
+while the Pico's player presses its own buttons; and both ends hold the same game.
+
+The app engine runs on the emulator's guest time, so both ends share one clock. Every
+wait has a guest-time and a wall-time limit."""
+import re
+
+import pytest
+
+from desktop_emulator.pico.mixed import MixedLink
+from firmware.boards.pico import P0_A, P0_B
+from firmware.link.link import LINKED
+from firmware.link.play import PLAYING
+
+pytestmark = pytest.mark.pico
+
+WALL_S = 300
+LINKED_LINE = re.compile(rb"spit: link LINKED host=([01])")
+GAME_LINE = re.compile(rb"spit: screen=game phase=(\w+) round=(\d+) scores=(\d+):(\d+)")
+SNAPSHOT = "__import__('firmware.main').main.app.game.snapshot()"
+#: Ids that make the app the host (larger than the Pico's e6 60 58 ...) or the guest.
+APP_HOSTS = b"\xf0\x00\x00\x00\x00\x00\x00\x01"
+PICO_HOSTS = b"\x10\x00\x00\x00\x00\x00\x00\x01"
+
+
+def _last(pattern, m):
+    found = pattern.findall(bytes(m.pico.transcript))
+    return found[-1] if found else None
+
+
+def link_up(m):
+    """The app chooses LINK PLAY; the Pico's menu joins; both linked, the host synced."""
+    lp = m.app_link_play()
+    m.run_until(lambda: _last(LINKED_LINE, m) is not None and lp.link.state == LINKED,
+                1500, "link between the Pico and the app", wall_s=WALL_S)
+    host_is_app = lp.link.authority
+    assert int(_last(LINKED_LINE, m)) == (0 if host_is_app else 1)   # exactly one host
+    if host_is_app:
+        m.run_until(lp.link.sync.synced, 1500, "the app's clock sync", wall_s=WALL_S)
+    else:
+        m.run_for(400_000, wall_s=WALL_S)       # the Pico host syncs (LINK.md: < 1 s)
+    return lp
+
+
+@pytest.mark.parametrize("app_uid,app_hosts", [(APP_HOSTS, True), (PICO_HOSTS, False)],
+                         ids=["app-hosts", "pico-hosts"])
+def test_r43_the_app_engine_and_the_pico_firmware_play_one_game(pico_firmware, pico_files,
+                                                                 app_uid, app_hosts):
+    from host.rig import BotHand
+    from host.simlink import _PadInput
+    with MixedLink(pico_firmware, files=pico_files, app_uid=app_uid) as m:
+        m.boot(wall_s=WALL_S)
+        lp = link_up(m)
+        assert lp.link.authority == app_hosts
+        # The host deals: the app with B in its lobby, the Pico with its own B.
+        if app_hosts:
+            m.app_press("B")
+        else:
+            m.press(P0_B)
+        m.run_until(lambda: lp.mode == PLAYING and _last(GAME_LINE, m) is not None,
+                    1500, "the deal on both", wall_s=WALL_S)
+        assert _last(GAME_LINE, m) == (b"ready", b"1", b"0", b"0")
+        assert m.app.game.phase == "ready"
+        # R23: play begins once both have said "Spit!", one press on each side's pad.
+        m.press(P0_B)
+        m.run_for(60_000, wall_s=WALL_S)
+        m.app_press("B")
+        m.run_until(lambda: m.app.game.phase == "play" and _last(GAME_LINE, m)[0] == b"play",
+                    1500, "play on both", wall_s=WALL_S)
+        # Races: a CPU plays the app's player; the Pico's player plays its own pad.
+        m.hands.append(BotHand(m.app, lp.me, "hard", 5, _PadInput(m.inp, m.clock)))
+        for k in range(4):
+            m.press(P0_A if k % 2 else P0_B)
+            m.run_for(150_000, wall_s=WALL_S)
+        cpu = m.hands[0]
+        m.hands = []
+        m.run_for(300_000, wall_s=WALL_S)        # the last steps reach the guest
+        assert lp.link.state == LINKED
+        if app_hosts:
+            assert lp.link.pending() == 0        # (a guest sends "all sent before t" each frame)
+        mine = m.app.game.snapshot()
+        theirs = m.pico_eval(SNAPSHOT, wall_s=WALL_S)
+        assert theirs == mine
+        assert cpu.presses > 0 and sum(len(p) for p in mine["piles"]) > 2   # cards were played
+        assert _cards(mine) == 52                                          # none lost
+        assert m.pair.counters["misframed"] == [0, 0]
+
+
+def _cards(snap):
+    return (sum(len(s) for side in snap["stock"] for s in side) +
+            sum(len(h) for h in snap["hand"]) + sum(len(p) for p in snap["piles"]))
