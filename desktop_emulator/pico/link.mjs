@@ -21,7 +21,7 @@
 // the receiver's RX pin AND the sender's own TX pin (a pad's input reads what it drives,
 // so a PIO state machine on either chip can stamp the edges); the receiver's UART gets
 // the byte it samples mid-bit at ITS baud rate (a peer at another baud rate reads
-// garbage, as on a real cable), at the middle of its stop bit.
+// garbage, as on a real cable), at the middle of its stop bit (see transmit()).
 //
 // Faults (link_configure): drop (probability a byte is lost on the wire), flip (that one
 // bit of it is inverted), seeded; cut [t0, t1] true ns (nothing crosses, RX idles high:
@@ -148,18 +148,32 @@ function transmit(from, to, value, wrote, bit, ownPad) {
     if (lv !== prev) drive(to, link[to].rxPin, lv, start + k * bit);
     prev = lv;
   }
-  // What the receiver's UART samples: mid-bit at its own rate (idle high past the frame).
+  // What the receiver's UART reads: from each falling edge (a start bit), mid-bit at its
+  // own rate (idle high past the frame); after a character it waits for the next falling
+  // edge, so a faster receiver reads several characters out of one slow byte. A
+  // character with a bad stop bit (a framing error) still reaches the reader, as
+  // MicroPython's rp2 UART keeps it; a break (the line low a whole character) does not.
   const rbaud = baudTrue(to);
   const rbit = rbaud ? 1e9 / rbaud : bit;
   const levelAt = (dt) => { const k = Math.floor(dt / bit); return k >= 0 && k < BITS ? (wire >> k) & 1 : 1; };
-  let got = 0;
-  for (let k = 0; k < 8; k++) got |= levelAt((k + 1.5) * rbit) << k;
-  const framed = levelAt(STOP_SAMPLE_BITS * rbit) === 1;
-  const ready = start + STOP_SAMPLE_BITS * rbit;
-  if (outside && to === 1) {
-    if (framed) outsideWire.push([ready, got]); else counters.misframed[1]++;
-    return;
+  let edge = 0;
+  while (edge !== null) {
+    let got = 0;
+    for (let k = 0; k < 8; k++) got |= levelAt(edge + (k + 1.5) * rbit) << k;
+    const done = edge + STOP_SAMPLE_BITS * rbit;
+    const framed = levelAt(done) === 1;
+    if (!framed) counters.misframed[to]++;
+    if (framed || got !== 0) deliver(to, start + done, got);
+    edge = null;
+    for (let k = Math.ceil(done / bit); k < BITS; k++) {
+      if (k > 0 && !((wire >> k) & 1) && ((wire >> (k - 1)) & 1)) { edge = k * bit; break; }
+    }
   }
+}
+
+// A character whole at the receiver's UART at true time `ready`.
+function deliver(to, ready, got) {
+  if (outside && to === 1) { outsideWire.push([ready, got]); return; }
   const rh = chips[to];
   if (!rh.state().chip) { counters.not_listening[to]++; return; }
   const rl = localOf(to, ready);
@@ -167,7 +181,6 @@ function transmit(from, to, value, wrote, bit, ownPad) {
   rh.at(rl, () => {
     const u = uartOf(to);
     if (!u || !u.enabled || !u.rxEnabled) { counters.not_listening[to]++; return; }
-    if (!framed) { counters.misframed[to]++; return; }   // a framing error: the byte is bad
     if (u.rxFIFO.full) { counters.overrun[to]++; return; }
     counters.delivered[to]++;
     u.feedByte(got);

@@ -92,3 +92,100 @@ def test_r43_the_app_engine_and_the_pico_firmware_play_one_game(pico_firmware, p
 def _cards(snap):
     return (sum(len(s) for side in snap["stock"] for s in side) +
             sum(len(h) for h in snap["hand"]) + sum(len(p) for p in snap["piles"]))
+
+
+def _deal_and_spit(m, lp):
+    """The app (host) deals; a "Spit!" on each side (R23): play on both."""
+    m.app_press("B")
+    m.run_until(lambda: lp.mode == PLAYING and _last(GAME_LINE, m) is not None,
+                1500, "the deal on both", wall_s=WALL_S)
+    m.press(P0_B)
+    m.run_for(60_000, wall_s=WALL_S)
+    m.app_press("B")
+    m.run_until(lambda: m.app.game.phase == "play" and _last(GAME_LINE, m)[0] == b"play",
+                1500, "play on both", wall_s=WALL_S)
+
+
+def test_r43_corrupt_frames_and_a_peer_that_stops_mid_race_lose_no_card(pico_firmware,
+                                                                         pico_files):
+    from host.rig import BotHand
+    from host.simlink import _PadInput
+    with MixedLink(pico_firmware, files=pico_files, app_uid=APP_HOSTS) as m:
+        m.boot(wall_s=WALL_S)
+        lp = link_up(m)
+        _deal_and_spit(m, lp)
+        m.hands.append(BotHand(m.app, lp.me, "hard", 9, _PadInput(m.inp, m.clock)))
+        # Corrupt frames: about one byte in 40 has a bit flipped, both ways.
+        m.pair.faults(flip=0.025, seed=11)
+        for k in range(4):
+            m.press(P0_B if k % 2 else P0_A)
+            m.run_for(150_000, wall_s=WALL_S)
+        m.pair.faults(flip=0)
+        flipped = m.pair.counters["flipped"]
+        assert flipped[0] > 0 and flipped[1] > 0
+        assert lp.link.dec.bad > 0 and lp.link.resends > 0       # thrown away, sent again
+        # The peer stops answering with a race in flight: the Pico's press is on the wire.
+        m.press(P0_B)
+        m.run_for(3_000, wall_s=WALL_S)
+        m.answering = False
+        m.run_until(lambda: b"spit: link LINK LOST host=0" in m.pico.transcript, 1500,
+                    "LINK LOST on the Pico", wall_s=WALL_S)
+        m.run_for(300_000, wall_s=WALL_S)                        # it stands still, alive
+        m.answering = True
+        m.run_until(lambda: m.pico.transcript.rfind(b"spit: link LINKED host=0") >
+                    m.pico.transcript.rfind(b"spit: link LINK LOST"), 1500,
+                    "the link back on the Pico", wall_s=WALL_S)
+        m.hands = []
+        m.run_for(300_000, wall_s=WALL_S)
+        m.run_until(lambda: lp.link.pending() == 0, 1000, "every step acknowledged",
+                    wall_s=WALL_S)
+        assert lp.link.state == LINKED and lp.link.lost_count == 1
+        assert b"Traceback" not in m.pico.transcript
+        mine = m.app.game.snapshot()
+        assert m.pico_eval(SNAPSHOT, wall_s=WALL_S) == mine
+        assert _cards(mine) == 52
+
+
+LINES = "__import__('firmware.main').main.app.linkplay.lines()"
+
+
+@pytest.mark.parametrize("case", ["loopback", "tx-to-tx", "floating", "other-baud"])
+def test_each_bad_cable_is_named_on_the_pico_and_on_the_app(pico_firmware, pico_files, case):
+    """The Pico's player chooses LINK PLAY from its menu; what the cable does is said
+    on its LINK screen (firmware/link/play.py lines()), and the device still answers."""
+    with MixedLink(pico_firmware, files=pico_files) as m:
+        m.boot(wall_s=WALL_S)
+        if case == "loopback":
+            m.pair.faults(loopback=(True, False))   # the self-test plug: GP0 to GP1
+        elif case == "other-baud":
+            m.set_peer_baud(115_200)
+        else:
+            m.wiring = case
+        if case != "loopback":
+            m.app_link_play()
+        m.press(P0_A)                                # down to LINK PLAY (below START)
+        m.run_for(120_000, wall_s=WALL_S)
+        m.press(P0_B)
+        # At another rate no 0 (a frame's end) ever gets through, so noise shows once a
+        # frame's worth of garbage has come: about 2 s of HELLOs.
+        m.run_for(2_600_000 if case == "other-baud" else 900_000, wall_s=WALL_S)
+        app_lines = None if case == "loopback" else m.app.linkplay.lines()
+        said = bytes(m.pico.transcript)
+        pico_lines = m.pico_eval(LINES, wall_s=WALL_S)      # it still answers
+    assert b"Traceback" not in said
+    if case == "loopback":
+        assert b"spit: link LOOPED BACK host=0" in said
+        assert pico_lines[:2] == ["CABLE LOOPED BACK", "LOOPBACK TEST OK"]
+    elif case == "tx-to-tx":
+        # Nothing ever reaches either RX: both say so.
+        assert pico_lines[:2] == ["LOOKING FOR PEER", "CONNECT THE CABLE"]
+        assert app_lines[:2] == ("LOOKING FOR PEER", "CONNECT THE CABLE")
+    elif case == "floating":
+        assert pico_lines[0] == "NOISE ON THE CABLE" and pico_lines[2] == "CHECK WIRING AND BAUD"
+        assert int(pico_lines[1].split()[0]) > 0
+    else:
+        # Each reads the other's bytes as garbage: neither links, the Pico names noise.
+        assert pico_lines[0] == "NOISE ON THE CABLE", pico_lines
+        assert app_lines[0] == "NOISE ON THE CABLE", app_lines
+        assert m.app.linkplay.link.peer_uid is None
+    assert b"spit: link LINKED" not in said
