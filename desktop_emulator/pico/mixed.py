@@ -26,6 +26,7 @@ stops answering), and the cable's own faults (``pair.faults(flip=...)``).
 Every run has a guest-time and a wall-time limit (DeviceTimeout, one line).
 """
 
+import re
 import time
 
 from desktop_emulator.pico.device import DeviceTimeout, US, MS, TICKS_MASK
@@ -222,3 +223,169 @@ class MixedLink:
             return c.eval_json(expr, guest_ms=3000, wall_s=wall_s)
         finally:
             self.answering = answering
+
+
+# ---- the command line: --engine pico --link app[:FAULT,...] ------------------------------
+
+#: Guest time the headless mixed run gives each stage.
+LINK_MS = 2000               # the link up and the host's clocks synced
+NOISE_MS = 2600              # a peer at another rate shows as noise after a frame's worth
+PLAY_MS = 2000               # the CPU on the app's side plays this long (default)
+APP_HOSTS_UID = b"\xf0\x00\x00\x00\x00\x00\x00\x01"
+PICO_HOSTS_UID = b"\x10\x00\x00\x00\x00\x00\x00\x01"
+WALL_S = 900.0
+LINE_NAMES = {"LOOKING FOR PEER", "NOISE ON THE CABLE", "CABLE LOOPED BACK", "LINK LOST"}
+
+
+def parse_faults(text):
+    """'' or 'loopback', 'tx-to-tx', 'floating', 'baud=N', 'flip=P', 'stop=MS',
+    'pico-hosts', joined by commas -> {name: value}; ValueError (one line) if not."""
+    out = {}
+    for part in [p for p in text.split(",") if p]:
+        name, eq, value = part.partition("=")
+        try:
+            if name in ("loopback", "tx-to-tx", "floating", "pico-hosts") and not eq:
+                out[name] = True
+            elif name == "baud" and eq:
+                out[name] = int(value)
+                if not 1200 <= out[name] <= 3_000_000:
+                    raise ValueError
+            elif name == "flip" and eq:
+                out[name] = float(value)
+                if not 0 <= out[name] < 1:
+                    raise ValueError
+            elif name == "stop" and eq:
+                out[name] = int(value)
+                if out[name] < 0:
+                    raise ValueError
+            else:
+                raise KeyError(name)
+        except KeyError:
+            raise ValueError("--link app: unknown cable %r (loopback, tx-to-tx, floating, "
+                             "baud=N, flip=P, stop=MS, pico-hosts)" % part) from None
+        except ValueError:
+            raise ValueError("--link app: bad value in %r (baud 1200..3000000, flip "
+                             "0..1, stop >= 0 ms)" % part) from None
+    wirings = [w for w in ("loopback", "tx-to-tx", "floating") if w in out]
+    if len(wirings) > 1:
+        raise ValueError("--link app: one wiring at a time, got %s" % " and ".join(wirings))
+    return out
+
+
+def _said(lines):
+    return " / ".join(x for x in lines if x and x != "A: BACK")
+
+
+def run_headless(firmware, faults, level, seed, rules, play_ms=PLAY_MS, out=None,
+                 wall_s=WALL_S):
+    """The mixed game headless (docs/LINK.md): link, deal, "Spit!" on both, the app's
+    player a CPU for play_ms, then the two games compared. -> the summary line; raises
+    LinkError (one line: what the screens say) when the cable is bad."""
+    from desktop_emulator.link import LinkError
+    from host.rig import BotHand
+    from host.simlink import _PadInput
+    from firmware.link.link import LINKED, LOOPED
+    from firmware.link.play import PLAYING
+    m = MixedLink(firmware, app_uid=PICO_HOSTS_UID if faults.get("pico-hosts")
+                  else APP_HOSTS_UID)
+    pa, pb = board.P0_A, board.P0_B
+    try:
+        m.boot(wall_s=wall_s)
+        if faults.get("loopback"):
+            m.pair.faults(loopback=(True, False))
+        elif faults.get("tx-to-tx"):
+            m.wiring = "tx-to-tx"
+        elif faults.get("floating"):
+            m.wiring = "floating"
+        if "baud" in faults:
+            m.set_peer_baud(faults["baud"])
+        if faults.get("flip"):
+            m.pair.faults(flip=faults["flip"], seed=seed + 1)
+        pico_lines = "__import__('firmware.main').main.app.linkplay.lines()"
+        if faults.get("loopback"):
+            _choose_link_play(m, pa, pb, wall_s)
+            m.run_for(600_000, wall_s=wall_s)
+            lines = m.pico_eval(pico_lines, wall_s=wall_s)
+            if lines[0] != "CABLE LOOPED BACK":
+                raise LinkError("loopback test failed: the Pico's LINK screen says %s"
+                                % _said(lines))
+            return "loopback test OK: the Pico hears its own frames (%s)" % _said(lines)
+        lp = m.app_link_play()
+        m.run_for(600_000, wall_s=wall_s)
+        if b"spit: link " not in m.pico.transcript:     # its menu did not join by itself
+            _choose_link_play(m, pa, pb, wall_s)
+        wait_ms = NOISE_MS if "baud" in faults or faults.get("floating") else LINK_MS
+        try:
+            m.run_until(lambda: lp.link.state == LINKED and b"spit: link LINKED" in
+                        m.pico.transcript and (not lp.link.authority or lp.link.sync.synced()),
+                        wait_ms, "link")
+        except DeviceTimeout:
+            mine = lp.lines()
+            theirs = m.pico_eval(pico_lines, wall_s=wall_s)
+            raise LinkError("no link with the Pico after %.1f s: the Pico says %s; the app "
+                            "says %s" % (wait_ms / 1000, _said(theirs), _said(mine))) from None
+        if lp.link.state == LOOPED:
+            raise LinkError("the app's end hears its own frames: CABLE LOOPED BACK")
+        host_is_app = lp.link.authority
+        if not host_is_app:
+            m.run_for(400_000, wall_s=wall_s)    # the Pico host syncs its clocks
+        if host_is_app:
+            m.app_press("B")
+        else:
+            m.press(pb)
+        game_line = re.compile(rb"spit: screen=game phase=(\w+)")
+        m.run_until(lambda: lp.mode == PLAYING and game_line.search(m.pico.transcript),
+                    1500, "the deal on both", wall_s=wall_s)
+        m.press(pb)
+        m.run_for(60_000, wall_s=wall_s)
+        m.app_press("B")
+        m.run_until(lambda: m.app.game.phase != "ready", 1500, "play on both",
+                    wall_s=wall_s)
+        m.hands.append(BotHand(m.app, lp.me, level, seed * 2 + lp.me,
+                               _PadInput(m.inp, m.clock)))
+        stop = faults.get("stop")
+        m.run_for((play_ms if stop is None else min(stop, play_ms)) * 1000, wall_s=wall_s)
+        if stop is not None:
+            m.answering = False
+            try:
+                m.run_until(lambda: b"spit: link LINK LOST" in m.pico.transcript, 1500,
+                            "LINK LOST on the Pico", wall_s=wall_s)
+            except DeviceTimeout:
+                raise LinkError("the app stopped answering and the Pico did not notice "
+                                "within 1.5 s") from None
+            m.run_for(300_000, wall_s=wall_s)
+            phase = m.pico_eval("__import__('firmware.main').main.app.game.phase",
+                                wall_s=wall_s)
+            raise LinkError("link lost: the app's end stopped answering %d ms into the "
+                            "game; the Pico says LINK LOST / CHECK THE CABLE and its game "
+                            "stands still (%s)" % (stop, phase))
+        m.hands = []
+        m.run_for(300_000, wall_s=wall_s)
+        m.run_until(lambda: not host_is_app or lp.link.pending() == 0, 1000,
+                    "every step acknowledged", wall_s=wall_s)
+        mine = m.app.game.snapshot()
+        theirs = m.pico_eval("__import__('firmware.main').main.app.game.snapshot()",
+                             wall_s=wall_s)
+        if theirs != mine:
+            raise LinkError("OUT OF STEP: the Pico's game and the app's differ (round %s "
+                            "on the Pico, %s here)" % (theirs.get("round"), mine["round"]))
+        s = lp.link.sync if host_is_app else None
+        return ("mixed link: %s host; %s; resent %d; round %d %s, %d cards on the piles; "
+                "the same game on both ends" % (
+                    "app" if host_is_app else "Pico",
+                    "rtt %.1f ms, clocks +-%d us" % (s.rtt_last / 1000,
+                                                     s.bound_at(m.clock.ticks_us()))
+                    if s else "the Pico syncs the clocks",
+                    lp.link.resends, mine["round"], mine["phase"],
+                    sum(len(p) for p in mine["piles"])))
+    finally:
+        m.close()
+
+
+def _choose_link_play(m, pa, pb, wall_s):
+    """The Pico's player: A (down to LINK PLAY, below START), then B."""
+    m.press(pa)
+    m.run_for(120_000, wall_s=wall_s)
+    if b"spit: link " not in m.pico.transcript:
+        m.press(pb)
+        m.run_for(120_000, wall_s=wall_s)
