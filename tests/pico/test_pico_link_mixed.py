@@ -189,3 +189,31 @@ def test_each_bad_cable_is_named_on_the_pico_and_on_the_app(pico_firmware, pico_
         assert app_lines[0] == "NOISE ON THE CABLE", app_lines
         assert m.app.linkplay.link.peer_uid is None
     assert b"spit: link LINKED" not in said
+
+
+def _emu(*args):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    return subprocess.run([sys.executable, "-m", "desktop_emulator", "--headless",
+                           "--engine", "pico"] + list(args), capture_output=True, text=True,
+                          cwd=str(root), env=env, timeout=1200)
+
+
+def test_the_command_line_plays_the_mixed_game_and_finds_both_ends_alike(pico_firmware):
+    p = _emu("--link", "app", "--p0", "hard", "--seed", "4", "--frames", "30")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("mixed link: app host; rtt ")
+    assert p.stdout.rstrip().endswith("the same game on both ends")
+
+
+def test_the_command_line_names_a_tx_to_tx_cable_in_one_line_and_exits_2(pico_firmware):
+    p = _emu("--link", "app:tx-to-tx")
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr
+    assert "no link with the Pico after 2.0 s: the Pico says LOOKING FOR PEER / CONNECT " \
+           "THE CABLE; the app says LOOKING FOR PEER / CONNECT THE CABLE" in lines[0]
