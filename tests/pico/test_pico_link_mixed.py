@@ -177,9 +177,9 @@ def test_each_bad_cable_is_named_on_the_pico_and_on_the_app(pico_firmware, pico_
         assert b"spit: link LOOPED BACK host=0" in said
         assert pico_lines[:2] == ["CABLE LOOPED BACK", "LOOPBACK TEST OK"]
     elif case == "tx-to-tx":
-        # Nothing ever reaches either RX: both say so.
-        assert pico_lines[:2] == ["LOOKING FOR PEER", "CONNECT THE CABLE"]
-        assert app_lines[:2] == ("LOOKING FOR PEER", "CONNECT THE CABLE")
+        # Nothing ever reaches either RX: both say so, and what to check.
+        assert pico_lines[:3] == ["LOOKING FOR PEER", "CONNECT THE CABLE", "TX TO RX, RX TO TX"]
+        assert app_lines[:3] == ("LOOKING FOR PEER", "CONNECT THE CABLE", "TX TO RX, RX TO TX")
     elif case == "floating":
         assert pico_lines[0] == "NOISE ON THE CABLE" and pico_lines[2] == "CHECK WIRING AND BAUD"
         assert int(pico_lines[1].split()[0]) > 0
@@ -215,5 +215,6 @@ def test_the_command_line_names_a_tx_to_tx_cable_in_one_line_and_exits_2(pico_fi
     assert p.returncode == 2, (p.stdout, p.stderr)
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in p.stderr
-    assert "no link with the Pico after 2.0 s: the Pico says LOOKING FOR PEER / CONNECT " \
-           "THE CABLE; the app says LOOKING FOR PEER / CONNECT THE CABLE" in lines[0]
+    nothing = "LOOKING FOR PEER / CONNECT THE CABLE / TX TO RX, RX TO TX"
+    assert "no link with the Pico after 2.0 s: the Pico says %s; the app says %s" % (
+        nothing, nothing) in lines[0]
