@@ -14,7 +14,7 @@ import os
 import socket
 import time
 
-from firmware.link.link import LINKED
+from firmware.link.link import LINKED, LOOPED, INCOMPATIBLE
 from firmware.link.play import PLAYING, LOBBY
 
 #: How long `connect:` tries to reach the peer at the start, and `listen:` waits for one.
@@ -243,16 +243,17 @@ NOISE_S = 5.0
 def _check_cable(lp, port, wall, start):
     """BadCable (what the LINK screen says, one line) for a cable that cannot carry the
     game, or None."""
-    from firmware.link.link import LOOPED, INCOMPATIBLE
     lk = lp.link
+    if lk.state != LOOPED and lk.state != INCOMPATIBLE and not (
+            lk.peer_uid is None and lk.dec.bad and wall - start > NOISE_S):
+        return None
     said = " / ".join(x for x in lp.lines() if x and x != "A: BACK")
     if lk.state == LOOPED:
         raise BadCable("this handheld hears its own frames: %s (its TX is wired to its "
                        "own RX)" % said)
     if lk.state == INCOMPATIBLE:
         raise BadCable("the peer cannot play with this one: %s" % said)
-    if lk.peer_uid is None and lk.dec.bad and wall - start > NOISE_S:
-        raise BadCable("no peer, only noise after %d s: %s" % (NOISE_S, said))
+    raise BadCable("no peer, only noise after %d s: %s" % (NOISE_S, said))
 
 
 def attach(machine, port, now):
@@ -330,7 +331,6 @@ def run_headless(machine, port, level, seed, rules, until="over", limit_s=HEADLE
 
 def _loopback_test(machine, lp, limit_s):
     """The cable loopback self-test: this handheld's own HELLO must come back."""
-    from firmware.link.link import LOOPED
     start = time.monotonic()
     while time.monotonic() - start < limit_s:
         lp.link.poll(machine.clock.ticks_us())

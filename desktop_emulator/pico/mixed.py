@@ -215,14 +215,10 @@ class MixedLink:
     def pico_eval(self, expr, wall_s=300.0):
         """Stop the Pico's game (Ctrl-C: the app object stays) and evaluate expr on it
         through the raw REPL -> its JSON value. The app engine is not stepped meanwhile."""
-        answering = self.answering
         c = self.pico
         c.interrupt(wall_s=wall_s)
         c.enter_raw(soft_reset=False, wall_s=wall_s)
-        try:
-            return c.eval_json(expr, guest_ms=3000, wall_s=wall_s)
-        finally:
-            self.answering = answering
+        return c.eval_json(expr, guest_ms=3000, wall_s=wall_s)
 
 
 # ---- the command line: --engine pico --link app[:FAULT,...] ------------------------------
@@ -234,7 +230,6 @@ PLAY_MS = 2000               # the CPU on the app's side plays this long (defaul
 APP_HOSTS_UID = b"\xf0\x00\x00\x00\x00\x00\x00\x01"
 PICO_HOSTS_UID = b"\x10\x00\x00\x00\x00\x00\x00\x01"
 WALL_S = 900.0
-LINE_NAMES = {"LOOKING FOR PEER", "NOISE ON THE CABLE", "CABLE LOOPED BACK", "LINK LOST"}
 
 
 def parse_faults(text):

@@ -228,3 +228,18 @@ def test_a_bad_cable_is_one_line_and_exit_2(answer, why):
     assert p.returncode == 2, (p.stdout, p.stderr)
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and why in lines[0] and "Traceback" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("args,why", [
+    (["--headless", "--link", "app:bogus"], "--link app: unknown cable 'bogus'"),
+    (["--headless", "--link", "app:baud=5"], "--link app: bad value in 'baud=5'"),
+    (["--headless", "--link", "app:flip=2"], "--link app: bad value in 'flip=2'"),
+    (["--headless", "--link", "app:tx-to-tx,floating"], "one wiring at a time"),
+    (["--link", "app"], "--engine pico --link app plays headless"),
+    (["--headless", "--link", "app", "--record", "x.txt"], "--record cannot be used with --link app"),
+])
+def test_a_bad_mixed_link_is_one_line_and_exit_2(args, why):
+    p = emu("--engine", "pico", *args)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and why in lines[0], p.stderr
