@@ -310,11 +310,14 @@ def run_headless(machine, port, level, seed, rules, until="over", limit_s=HEADLE
             if lp.mode == PLAYING and hand is None and pad is not None:
                 started = True
                 hand = BotHand(app, lp.me, level, seed * 2 + lp.me, pad)
-            if lp.mode == PLAYING and lp.link.state != LINKED:
+            if (lp.mode == PLAYING or lp.link.peer_uid is not None) and \
+                    lp.link.state != LINKED:
                 lost_since = lost_since or wall
                 if wall - lost_since > HEADLESS_LOST_S:
                     raise BadCable("the peer has been gone for %d s: LINK LOST / CHECK THE "
-                                   "CABLE; the game stood still where it was" % HEADLESS_LOST_S)
+                                   "CABLE; %s" % (HEADLESS_LOST_S, "the game stood still "
+                                                  "where it was" if lp.mode == PLAYING
+                                                  else "no game had started"))
             else:
                 lost_since = None
             if ended_at is None and until and machine.reached(until):

@@ -243,3 +243,25 @@ def test_a_bad_mixed_link_is_one_line_and_exit_2(args, why):
     assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and why in lines[0], p.stderr
+
+
+@pytest.mark.slow
+def test_a_peer_that_stops_answering_mid_game_is_one_line_and_exit_2():
+    # Slow by design: the headless run gives a peer gone mid-game 20 s to come back.
+    port = free_port()
+    a = spawn("--headless", "--p0", "hard", "--seed", "3", "--link", "listen:%d" % port)
+    b = spawn("--headless", "--p0", "hard", "--link", "connect:127.0.0.1:%d" % port)
+    try:
+        time.sleep(4.0)              # linked, synced, dealt: a CPU game at real time
+        assert a.poll() is None and b.poll() is None
+        b.kill()                     # the peer stops answering, mid-game
+        out, err = a.communicate(timeout=60)
+    finally:
+        for p in (a, b):
+            if p.poll() is None:
+                p.kill()
+            p.communicate()
+    assert a.returncode == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "the peer has been gone for 20 s: LINK LOST / CHECK THE " \
+        "CABLE; the game stood still where it was" in lines[0], err
