@@ -300,7 +300,8 @@ def run_headless(machine, port, level, seed, rules, until="over", limit_s=HEADLE
                 port.port, LISTEN_S))
         if (now - next_t) & 0x3FFFFFFF < 0x20000000:
             next_t = (next_t + frame_us) & 0x3FFFFFFF
-            if hand is not None:
+            if hand is not None and lp.link.state == LINKED:
+                # A CPU hand waits out LINK LOST: after 5 s its A would leave the game.
                 hand.pump(now)
             machine.step()
             if lp.mode == LOBBY and not started and lp.link.authority and \
