@@ -37,6 +37,8 @@ examples:
   %(prog)s --p1 normal --record game.txt     then:  %(prog)s --replay game.txt
   %(prog)s --link listen:7700   and, in another terminal:
   %(prog)s --link connect:127.0.0.1:7700     two handhelds linked (docs/LINK.md)
+  %(prog)s --headless --engine pico --link app  the Pico's firmware linked to the app
+  %(prog)s --headless --link loopback          the cable loopback self-test
 """
 
 
@@ -118,10 +120,14 @@ def build_parser():
     who.add_argument("--manual-flip", action="store_true",
                      help="turning a stockpile's next card is a separate press (R14)")
     run = p.add_argument_group("how it runs")
-    run.add_argument("--link", metavar="listen:PORT|connect:HOST:PORT",
+    run.add_argument("--link", metavar="listen:PORT|connect:HOST:PORT|loopback|app[:FAULTS]",
                      help="link play (R43): this process is one handheld of two, linked "
                           "over a local socket that carries the cable's bytes; start "
-                          "the other with the other form (docs/LINK.md)")
+                          "the other with the other form. loopback: the cable's "
+                          "self-test (TX wired to RX). With --engine pico --headless, "
+                          "app: the emulated Pico linked to the app engine here, FAULTS "
+                          "a comma list of loopback, tx-to-tx, floating, baud=N, flip=P, "
+                          "stop=MS, pico-hosts (docs/LINK.md)")
     run.add_argument("--engine", choices=("app", "pico"), default="app",
                      help="app: the firmware's app in this Python (fast, the default); "
                           "pico: the real firmware in MicroPython on an emulated Raspberry "
@@ -219,16 +225,35 @@ def parse_args(argv):
                 raise UsageError("%s has no keyboard: give the human seat a CPU level "
                                  "(--p0/--p1 easy|normal|hard), or --replay a game" % (
                                      "--headless" if args.headless else "--terminal"))
+    args.link_faults = None
     if args.link is not None:
         from desktop_emulator.link import LinkError, parse_spec
         try:
-            parse_spec(args.link)
+            kind, _host, _port = parse_spec(args.link)
         except LinkError as e:
             raise UsageError(str(e)) from None
-        for flag, value in (("--engine pico", args.engine == "pico" or None),
-                            ("--replay", args.replay), ("--terminal", args.terminal or None)):
+        if kind == "app":
+            # The emulated Pico linked to the app engine in this process (docs/LINK.md).
+            if args.engine != "pico":
+                raise UsageError("--link app is the emulated Pico's peer: use it with "
+                                 "--engine pico")
+            if not args.headless:
+                raise UsageError("--engine pico --link app plays headless (--headless)")
+            from desktop_emulator.pico.mixed import parse_faults
+            try:
+                args.link_faults = parse_faults(_host)
+            except ValueError as e:
+                raise UsageError(str(e)) from None
+        elif args.engine == "pico":
+            raise UsageError("--engine pico links to the app engine in this process "
+                             "(--link app), not over a socket")
+        for flag, value in (("--replay", args.replay), ("--terminal", args.terminal or None),
+                            ("--record", args.record if kind == "app" else None),
+                            ("--print-state", (args.print_state or None) if kind == "app"
+                             else None)):
             if value is not None:
-                raise UsageError("%s cannot be used with --link" % flag)
+                raise UsageError("%s cannot be used with --link%s" % (
+                    flag, " app" if kind == "app" else ""))
     if args.firmware is not None and args.engine != "pico":
         raise UsageError("--firmware is for --engine pico")
     if args.engine == "pico" and args.terminal:
@@ -418,6 +443,8 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
         except (ImageError, DeviceError) as e:
             return _fail(str(e))
         pico = PicoMachine(firmware, start_near_wrap=args.start_near_wrap)
+    if args.link_faults is not None:
+        return _run_mixed(args, pico, out)
     link = None
     if args.link is not None:
         from desktop_emulator.link import LinkError, open_link
@@ -432,9 +459,9 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
     except replays.OutputError as e:
         return _fail(str(e))
     except Exception as e:
-        from desktop_emulator.link import LinkError
+        from desktop_emulator.link import LinkError, BadCable
         if isinstance(e, LinkError):
-            return _fail(str(e), 1)
+            return _fail(str(e), EXIT_USAGE if isinstance(e, BadCable) else 1)
         if pico is None or not _is_device_error(e):
             raise
         if getattr(e, "traceback", ""):
@@ -445,6 +472,28 @@ def main(argv=None, clock=None, on_frame=None, stdout=None):
             pico.close()
         if link is not None:
             link.close()
+
+
+def _run_mixed(args, pico, out):
+    """--engine pico --link app: the emulated Pico and the app engine on one cable, in
+    the guest's time (desktop_emulator/pico/mixed.py). A bad cable: one line, exit 2."""
+    from desktop_emulator.link import LinkError
+    from desktop_emulator.pico import mixed
+    firmware = pico.pico.firmware
+    pico.close()
+    play_ms = mixed.PLAY_MS if args.frames is None else args.frames * 1000 // 30
+    try:
+        line = mixed.run_headless(firmware, args.link_faults, args.p0 or "normal",
+                                  args.seed or 0, _rules(args), play_ms=play_ms)
+    except LinkError as e:
+        return _fail(str(e))
+    except Exception as e:
+        if not _is_device_error(e):
+            raise
+        return _fail(str(e), 1)
+    print(line, file=out)
+    out.flush()
+    return 0
 
 
 def _is_device_error(e):

@@ -14,7 +14,7 @@ import os
 import socket
 import time
 
-from firmware.link.link import LINKED
+from firmware.link.link import LINKED, LOOPED, INCOMPATIBLE
 from firmware.link.play import PLAYING, LOBBY
 
 #: How long `connect:` tries to reach the peer at the start, and `listen:` waits for one.
@@ -33,10 +33,19 @@ class LinkError(Exception):
     """One line for the user: a bad --link, a peer that cannot be reached."""
 
 
+class BadCable(LinkError):
+    """What the LINK screen says of a cable that cannot carry a game (looped back, noise,
+    another version, the peer gone): one line, exit status 2."""
+
+
 def parse_spec(text):
     """'listen:PORT' -> ('listen', '', port); 'connect:HOST:PORT' -> ('connect', host,
     port). LinkError names what is wrong."""
     kind, _, rest = text.partition(":")
+    if kind == "loopback" and not rest:
+        return kind, "", 0
+    if kind == "app":
+        return kind, rest, 0          # the emulated Pico's peer (pico/mixed.py)
     if kind == "listen":
         host, port = "127.0.0.1", rest
         if ":" in rest:
@@ -46,7 +55,8 @@ def parse_spec(text):
         if not sep or not host:
             raise LinkError("--link connect needs HOST:PORT, got %r" % text)
     else:
-        raise LinkError("--link is listen:PORT or connect:HOST:PORT, got %r" % text)
+        raise LinkError("--link is listen:PORT, connect:HOST:PORT, loopback or app, got %r"
+                        % text)
     try:
         n = int(port)
     except ValueError:
@@ -192,10 +202,58 @@ class SocketLink:
         self.sock = self.server = None
 
 
+class LoopbackPort:
+    """The self-test plug: this handheld's TX wired to its own RX (a link port)."""
+
+    byte_us = 0
+    port = 0
+
+    def __init__(self, uid=None):
+        self.uid = uid if uid is not None else os.urandom(8)
+        self.buf = bytearray()
+
+    def write(self, buf):
+        self.buf.extend(buf)
+
+    def readinto(self, buf):
+        n = min(len(buf), len(self.buf))
+        buf[:n] = self.buf[:n]
+        del self.buf[:n]
+        return n
+
+    def waiting(self):
+        return False
+
+    def close(self):
+        pass
+
+
 def open_link(spec):
     """The port a --link spec names, open; LinkError if it cannot be."""
     kind, host, port = parse_spec(spec)
+    if kind == "loopback":
+        return LoopbackPort()
     return SocketLink(kind, host, port).open()
+
+
+#: Headless: bytes but no frame for this long before a peer is heard: noise, not a peer.
+NOISE_S = 5.0
+
+
+def _check_cable(lp, port, wall, start):
+    """BadCable (what the LINK screen says, one line) for a cable that cannot carry the
+    game, or None."""
+    lk = lp.link
+    if lk.state != LOOPED and lk.state != INCOMPATIBLE and not (
+            lk.peer_uid is None and lk.dec.bad and wall - start > NOISE_S):
+        return None
+    said = " / ".join(x for x in lp.lines() if x and x != "A: BACK")
+    if lk.state == LOOPED:
+        raise BadCable("this handheld hears its own frames: %s (its TX is wired to its "
+                       "own RX)" % said)
+    if lk.state == INCOMPATIBLE:
+        raise BadCable("the peer cannot play with this one: %s" % said)
+    raise BadCable("no peer, only noise after %d s: %s" % (NOISE_S, said))
 
 
 def attach(machine, port, now):
@@ -217,6 +275,8 @@ def run_headless(machine, port, level, seed, rules, until="over", limit_s=HEADLE
     app = machine.app
     inp = machine.input
     lp = attach(machine, port, clock.ticks_us())
+    if isinstance(port, LoopbackPort):
+        return _loopback_test(machine, lp, limit_s=min(limit_s, 5.0))
     hand = None
     start = time.monotonic()
     lost_since = None
@@ -233,12 +293,15 @@ def run_headless(machine, port, level, seed, rules, until="over", limit_s=HEADLE
         if lp is None:
             raise LinkError("link play was left")
         lp.link.poll(now)
+        if lp.mode == LOBBY:
+            _check_cable(lp, port, wall, start)
         if port.waiting() and lp.link.peer_uid is None and wall - start > LISTEN_S:
             raise LinkError("no peer connected to port %d within %d s" % (
                 port.port, LISTEN_S))
         if (now - next_t) & 0x3FFFFFFF < 0x20000000:
             next_t = (next_t + frame_us) & 0x3FFFFFFF
-            if hand is not None:
+            if hand is not None and lp.link.state == LINKED:
+                # A CPU hand waits out LINK LOST: after 5 s its A would leave the game.
                 hand.pump(now)
             machine.step()
             if lp.mode == LOBBY and not started and lp.link.authority and \
@@ -248,10 +311,14 @@ def run_headless(machine, port, level, seed, rules, until="over", limit_s=HEADLE
             if lp.mode == PLAYING and hand is None and pad is not None:
                 started = True
                 hand = BotHand(app, lp.me, level, seed * 2 + lp.me, pad)
-            if lp.mode == PLAYING and lp.link.state != LINKED:
+            if (lp.mode == PLAYING or lp.link.peer_uid is not None) and \
+                    lp.link.state != LINKED:
                 lost_since = lost_since or wall
                 if wall - lost_since > HEADLESS_LOST_S:
-                    raise LinkError("the peer has been gone for %d s" % HEADLESS_LOST_S)
+                    raise BadCable("the peer has been gone for %d s: LINK LOST / CHECK THE "
+                                   "CABLE; %s" % (HEADLESS_LOST_S, "the game stood still "
+                                                  "where it was" if lp.mode == PLAYING
+                                                  else "no game had started"))
             else:
                 lost_since = None
             if ended_at is None and until and machine.reached(until):
@@ -264,3 +331,15 @@ def run_headless(machine, port, level, seed, rules, until="over", limit_s=HEADLE
                 machine.last_now = None
                 return until
         time.sleep(0.0005)
+
+
+def _loopback_test(machine, lp, limit_s):
+    """The cable loopback self-test: this handheld's own HELLO must come back."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit_s:
+        lp.link.poll(machine.clock.ticks_us())
+        machine.step()
+        if lp.link.state == LOOPED:
+            return "loopback test OK"
+        time.sleep(0.001)
+    raise BadCable("loopback test failed: nothing came back within %d s" % limit_s)

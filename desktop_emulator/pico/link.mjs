@@ -21,12 +21,19 @@
 // the receiver's RX pin AND the sender's own TX pin (a pad's input reads what it drives,
 // so a PIO state machine on either chip can stamp the edges); the receiver's UART gets
 // the byte it samples mid-bit at ITS baud rate (a peer at another baud rate reads
-// garbage, as on a real cable), at the middle of its stop bit.
+// garbage, as on a real cable), at the middle of its stop bit (see transmit()).
 //
 // Faults (link_configure): drop (probability a byte is lost on the wire), flip (that one
 // bit of it is inverted), seeded; cut [t0, t1] true ns (nothing crosses, RX idles high:
 // the pull-up); ppm per chip; loopback (a chip's TX wired to its own RX: the self-test
 // plug). A reset of one chip is the single-chip `reset` command.
+//
+// Outside peer (link_configure {outside: true}): chip 1 is not emulated; the other end
+// of the cable is the host's (desktop_emulator/pico/mixed.py: the app engine). What chip
+// 0 sends to it is sampled at `outside_baud` (a peer at another rate reads garbage, as
+// above) and handed to the host in the replies ("wire": [[true ns the byte is whole,
+// byte], ...]); the host's bytes come onto chip 0's RX with `inject`. Nothing is emulated
+// past the cable, so slices need not be a bit long.
 //
 // Replies: {"id", "ok", "t": true ns, "chips": [events of chip 0, events of chip 1],
 // "link": counters}; events as harness.mjs gives them (its "t" is the chip's own time).
@@ -39,6 +46,7 @@ const chips = [await import('./harness.mjs?chip=0'), await import('./harness.mjs
 // one is, a slice is at most one bit (and at most sliceNs).
 const IDLE_SLICE_NS = 10000;
 const DEFAULT_SLICE_NS = 1000;
+const OUTSIDE_SLICE_NS = 1e6;      // one chip: a slice only bounds a stop on its output
 const TX_START_BITS = 1;
 const STOP_SAMPLE_BITS = 9.5;      // the receiver has the byte mid-stop-bit
 const BITS = 10;
@@ -51,6 +59,9 @@ const link = [0, 1].map((i) => ({
   lineFree: 0,                     // true ns at which this chip's TX line is idle again
 }));
 let faults = { drop: 0, flip: 0, cut: null, loopback: [false, false] };
+let outside = false;
+let outsideBaud = 1000000;
+let outsideWire = [];                   // [true ns, byte] received by the outside peer
 let seed = 1;
 const counters = { sent: [0, 0], delivered: [0, 0], dropped: [0, 0], flipped: [0, 0],
   cut: [0, 0], late: [0, 0], overrun: [0, 0], not_listening: [0, 0], misframed: [0, 0] };
@@ -80,6 +91,7 @@ function uartOf(i) {
 
 // The baud rate a chip's UART runs at, in bits per TRUE second (0: not set up).
 function baudTrue(i) {
+  if (outside && i === 1) return outsideBaud;
   const u = uartOf(i);
   if (!u || !u.enabled || !u.baudDivider) return 0;
   return u.rp2040.clkPeri / (u.baudDivider * 16) * link[i].rate;
@@ -136,14 +148,32 @@ function transmit(from, to, value, wrote, bit, ownPad) {
     if (lv !== prev) drive(to, link[to].rxPin, lv, start + k * bit);
     prev = lv;
   }
-  // What the receiver's UART samples: mid-bit at its own rate (idle high past the frame).
+  // What the receiver's UART reads: from each falling edge (a start bit), mid-bit at its
+  // own rate (idle high past the frame); after a character it waits for the next falling
+  // edge, so a faster receiver reads several characters out of one slow byte. A
+  // character with a bad stop bit (a framing error) still reaches the reader, as
+  // MicroPython's rp2 UART keeps it; a break (the line low a whole character) does not.
   const rbaud = baudTrue(to);
   const rbit = rbaud ? 1e9 / rbaud : bit;
   const levelAt = (dt) => { const k = Math.floor(dt / bit); return k >= 0 && k < BITS ? (wire >> k) & 1 : 1; };
-  let got = 0;
-  for (let k = 0; k < 8; k++) got |= levelAt((k + 1.5) * rbit) << k;
-  const framed = levelAt(STOP_SAMPLE_BITS * rbit) === 1;
-  const ready = start + STOP_SAMPLE_BITS * rbit;
+  let edge = 0;
+  while (edge !== null) {
+    let got = 0;
+    for (let k = 0; k < 8; k++) got |= levelAt(edge + (k + 1.5) * rbit) << k;
+    const done = edge + STOP_SAMPLE_BITS * rbit;
+    const framed = levelAt(done) === 1;
+    if (!framed) counters.misframed[to]++;
+    if (framed || got !== 0) deliver(to, start + done, got);
+    edge = null;
+    for (let k = Math.ceil(done / bit); k < BITS; k++) {
+      if (k > 0 && !((wire >> k) & 1) && ((wire >> (k - 1)) & 1)) { edge = k * bit; break; }
+    }
+  }
+}
+
+// A character whole at the receiver's UART at true time `ready`.
+function deliver(to, ready, got) {
+  if (outside && to === 1) { outsideWire.push([ready, got]); return; }
   const rh = chips[to];
   if (!rh.state().chip) { counters.not_listening[to]++; return; }
   const rl = localOf(to, ready);
@@ -151,7 +181,6 @@ function transmit(from, to, value, wrote, bit, ownPad) {
   rh.at(rl, () => {
     const u = uartOf(to);
     if (!u || !u.enabled || !u.rxEnabled) { counters.not_listening[to]++; return; }
-    if (!framed) { counters.misframed[to]++; return; }   // a framing error: the byte is bad
     if (u.rxFIFO.full) { counters.overrun[to]++; return; }
     counters.delivered[to]++;
     u.feedByte(got);
@@ -179,8 +208,8 @@ function run(args) {
   let reason = 'time';
   let n = 0;
   while (trueNs < target) {
-    let slice = IDLE_SLICE_NS;
-    for (let i = 0; i < 2; i++) {
+    let slice = outside ? OUTSIDE_SLICE_NS : IDLE_SLICE_NS;
+    for (let i = 0; i < 2 && !outside; i++) {
       const b = baudTrue(i);
       if (b) slice = Math.min(slice, sliceNs, 1e9 / b);
     }
@@ -197,7 +226,7 @@ function run(args) {
       if (stopOnReset && chips[i].state().resets > resets0[i]) reason = 'reset';
     }
     if (reason !== 'time') break;
-    if ((++n & 0x3ff) === 0 && Date.now() > wallEnd) { reason = 'wall'; break; }
+    if (((++n & 0x3ff) === 0 || outside) && Date.now() > wallEnd) { reason = 'wall'; break; }
   }
   return { reason };
 }
@@ -208,6 +237,8 @@ function linkConfigure(args) {
   if (args.flip !== undefined) faults.flip = args.flip;
   if (args.cut !== undefined) faults.cut = args.cut;
   if (args.loopback !== undefined) faults.loopback = args.loopback.map((x) => !!x);
+  if (args.outside !== undefined) outside = !!args.outside;
+  if (args.outside_baud !== undefined) outsideBaud = args.outside_baud;
   if (args.seed !== undefined) seed = (args.seed >>> 0) || 1;
   if (args.ppm !== undefined) args.ppm.forEach((p, i) => setRate(i, 1 + p / 1e6));
   if (args.pins !== undefined) args.pins.forEach(([tx, rx], i) => { link[i].txPin = tx; link[i].rxPin = rx; });
@@ -239,6 +270,7 @@ function reply(obj) {
   obj.t = trueNs;
   obj.chips = chips.map((h) => h.takeEvents({}));
   obj.link = counters;
+  if (outsideWire.length) { obj.wire = outsideWire; outsideWire = []; }
   process.stdout.write(JSON.stringify(obj) + '\n');
 }
 

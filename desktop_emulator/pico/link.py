@@ -75,6 +75,7 @@ class LinkedPicos:
                                  buttons=buttons, timer_start_us=timer_start_us[i], **kw)
                       for i in range(2)]
         self._rates = [1.0, 1.0]
+        self.wire = []                       # [true ns, byte] an outside peer received
         self._anchor = [(0, 0), (0, 0)]     # (true ns, chip ns) where each rate began
 
     # ---- process ------------------------------------------------------------------------
@@ -108,6 +109,7 @@ class LinkedPicos:
         for c, events in zip(self.chips, reply.get("chips", ())):
             c._absorb(events)
         self.counters = reply.get("link", self.counters)
+        self.wire.extend(reply.get("wire", ()))
         if "error" in reply:
             raise DeviceError("link emulator: %s" % reply["error"])
         return reply
@@ -144,6 +146,25 @@ class LinkedPicos:
             c.boot()
             self._anchor[i] = (self.t_ns, c.t_ns)
         return tuple(self.chips)
+
+    def boot_alone(self):
+        """Power chip 0 on alone (chip 1 stays unbuilt: see outside_peer) -> chip 0."""
+        c = self.chips[0]
+        c.boot()
+        self._anchor[0] = (self.t_ns, c.t_ns)
+        return c
+
+    def outside_peer(self, baud=1_000_000):
+        """The far end of chip 0's cable is outside the emulator (desktop_emulator/pico/
+        mixed.py): what chip 0 sends is sampled at `baud` and collected (take_wire);
+        bytes for chip 0 come in with inject(0, ...)."""
+        self.request("link_configure", outside=True, outside_baud=baud)
+
+    def take_wire(self):
+        """[(true ns the byte was whole, byte)] the outside peer received since the last
+        call, in order."""
+        got, self.wire = self.wire, []
+        return got
 
     def faults(self, drop=None, flip=None, cut=None, ppm=None, loopback=None, seed=None,
                slice_ns=None):

@@ -117,29 +117,38 @@ class Decoder:
         self._enc = bytearray(ENC_MAX)
         self._n = 0
         self._over = False           # the frame being gathered is too long: skip it
+        self._zero = False           # the last byte fed was a 0
         self.raw = bytearray(_RAW_MAX)
         self.good = 0
-        self.bad = 0                 # failed the CRC, not COBS, too short or too long
+        self.bad = 0                 # failed the CRC, not COBS, too short or too long, 0 0
 
     def feed(self, buf, n, handler):
         enc = self._enc
         for i in range(n):
             b = buf[i]
+            zero_before = self._zero
+            self._zero = not b
             if b:
                 if self._n < ENC_MAX:
                     enc[self._n] = b
                     self._n += 1
-                else:
+                elif not self._over:
+                    # Counted now, not at its end: a peer at another baud rate never
+                    # gets a 0 through (it reads as a break, which the UART drops).
                     self._over = True
+                    self.bad += 1
                 continue
             m = self._n
             self._n = 0
             if self._over:
                 self._over = False
-                self.bad += 1
                 continue
             if m == 0:
-                continue             # a lone 0: a line waking up, nothing lost
+                # A lone 0: a line waking up, nothing lost. Two in a row are never
+                # sent (COBS): a line held low, a peer at another baud rate.
+                if zero_before:
+                    self.bad += 1
+                continue
             self._frame(m, handler)
 
     def _frame(self, m, handler):

@@ -594,7 +594,8 @@ class LinkPlay:
                 # baud rate, a wire loose.
                 return ("NOISE ON THE CABLE", "%d BAD FRAMES" % lk.dec.bad,
                         "CHECK WIRING AND BAUD", "A: BACK")
-            return ("LOOKING FOR PEER", "CONNECT THE CABLE", "", "A: BACK")
+            # Nothing at all comes: no cable, or TX wired to TX (each RX hears nothing).
+            return ("LOOKING FOR PEER", "CONNECT THE CABLE", "TX TO RX, RX TO TX", "A: BACK")
         s = lk.sync
         peer = "PEER %s  RESENT %d" % (lk.peer_name(), lk.resends)
         if st != LINKED:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from desktop_emulator.link import SocketLink, LinkError, parse_spec
-from firmware.link.link import Link, LINKED, LOST
+from firmware.link import frame as F
+from firmware.link.link import Link, LINKED, LOST, HELLO, RULES_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
@@ -43,7 +44,9 @@ def spawn(*args):
     ("listen:0", "port must be 1 .. 65535"),
     ("connect:7000", "connect needs HOST:PORT"),
     ("connect:host:99999", "port must be 1 .. 65535"),
-    ("serial:/dev/tty0", "listen:PORT or connect:HOST:PORT"),
+    ("serial:/dev/tty0", "listen:PORT, connect:HOST:PORT, loopback or app"),
+    ("loopback:7", "listen:PORT, connect:HOST:PORT, loopback or app"),
+    ("app", "--link app is the emulated Pico's peer"),
 ])
 def test_a_bad_link_spec_is_one_line_and_exit_2(spec, why):
     p = emu("--headless", "--link", spec)
@@ -53,7 +56,8 @@ def test_a_bad_link_spec_is_one_line_and_exit_2(spec, why):
 
 
 def test_link_refuses_what_it_cannot_go_with():
-    for extra, why in ((["--engine", "pico"], "--engine pico cannot be used with --link"),
+    for extra, why in ((["--engine", "pico"], "--engine pico links to the app engine in this "
+                                              "process (--link app), not over a socket"),
                        (["--headless", "--p1", "hard"], "player 1 is the other process's")):
         p = emu("--link", "listen:%d" % free_port(), *extra)
         assert p.returncode == 2 and why in p.stderr and len(p.stderr.splitlines()) == 1
@@ -149,3 +153,115 @@ def test_two_processes_play_a_linked_round_headless_with_the_same_recording(tmp_
     # shows its own player at the bottom).
     assert out_a.splitlines()[0].split(" frames=")[0] == out_b.splitlines()[0].split(" frames=")[0]
     assert "screen=summary" in out_a
+
+
+def test_the_loopback_self_test_passes_with_one_line():
+    p = emu("--headless", "--link", "loopback")
+    assert p.returncode == 0, p.stderr
+    assert "(loopback test OK)" in p.stdout and p.stderr == ""
+
+
+class FakePeer:
+    """A TCP peer that answers every connection with `answer(bytes received) -> bytes`
+    (an echo: the cable looped back; garbage; a foreign HELLO), on a thread."""
+
+    def __init__(self, answer):
+        import threading
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(1)
+        self.server.settimeout(30)
+        self.port = self.server.getsockname()[1]
+        self.answer = answer
+        self.stop = False
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        try:
+            conn, _ = self.server.accept()
+        except OSError:
+            return
+        conn.settimeout(0.05)
+        with conn:
+            while not self.stop:
+                try:
+                    got = conn.recv(4096)
+                    if not got:
+                        return
+                except socket.timeout:
+                    got = b""
+                except OSError:
+                    return
+                out = self.answer(got)
+                if out:
+                    try:
+                        conn.sendall(out)
+                    except OSError:
+                        return
+
+    def close(self):
+        self.stop = True
+        self.server.close()
+        self.thread.join(5)
+
+
+def _foreign_hello(version):
+    uid = b"\x01\x02"
+    body = bytes([RULES_VERSION, 0, 0, 0, 0, 0x12, 0x34, 0, 0, len(uid)]) + uid
+    return F.encode(version, HELLO, 0, 0, body)
+
+
+@pytest.mark.parametrize("answer,why", [
+    (lambda got: got, "this handheld hears its own frames: CABLE LOOPED BACK"),
+    (lambda got: _foreign_hello(2), "the peer cannot play with this one: OTHER VERSION 2"),
+    (lambda got: bytes((x * 89 + 1) & 0xFF for x in range(300)),
+     "no peer, only noise after 5 s: NOISE ON THE CABLE"),
+], ids=["looped-back", "other-version", "noise"])
+def test_a_bad_cable_is_one_line_and_exit_2(answer, why):
+    peer = FakePeer(answer)
+    try:
+        p = emu("--headless", "--p0", "hard", "--link", "connect:127.0.0.1:%d" % peer.port,
+                timeout=60)
+    finally:
+        peer.close()
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and why in lines[0] and "Traceback" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("args,why", [
+    (["--headless", "--link", "app:bogus"], "--link app: unknown cable 'bogus'"),
+    (["--headless", "--link", "app:baud=5"], "--link app: bad value in 'baud=5'"),
+    (["--headless", "--link", "app:flip=2"], "--link app: bad value in 'flip=2'"),
+    (["--headless", "--link", "app:tx-to-tx,floating"], "one wiring at a time"),
+    (["--link", "app"], "--engine pico --link app plays headless"),
+    (["--headless", "--link", "app", "--record", "x.txt"], "--record cannot be used with --link app"),
+])
+def test_a_bad_mixed_link_is_one_line_and_exit_2(args, why):
+    p = emu("--engine", "pico", *args)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and why in lines[0], p.stderr
+
+
+@pytest.mark.slow
+def test_a_peer_that_stops_answering_mid_game_is_one_line_and_exit_2():
+    # Slow by design: the headless run gives a peer gone mid-game 20 s to come back.
+    port = free_port()
+    a = spawn("--headless", "--p0", "hard", "--seed", "3", "--link", "listen:%d" % port)
+    b = spawn("--headless", "--p0", "hard", "--link", "connect:127.0.0.1:%d" % port)
+    try:
+        time.sleep(4.0)              # linked, synced, dealt: a CPU game at real time
+        assert a.poll() is None and b.poll() is None
+        b.kill()                     # the peer stops answering, mid-game
+        out, err = a.communicate(timeout=60)
+    finally:
+        for p in (a, b):
+            if p.poll() is None:
+                p.kill()
+            p.communicate()
+    assert a.returncode == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "the peer has been gone for 20 s: LINK LOST / CHECK THE " \
+        "CABLE; the game stood still where it was" in lines[0], err

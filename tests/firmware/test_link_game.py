@@ -253,7 +253,8 @@ def test_the_lobby_says_nothing_comes_or_only_noise_comes():
     pair.wire.unplugged = True             # nothing reaches the other (TX wired to TX)
     a.app.link_play(a.clock.now)
     pair.step_ms(1000)
-    assert a.app.linkplay.lines()[:2] == ("LOOKING FOR PEER", "CONNECT THE CABLE")
+    assert a.app.linkplay.lines()[:3] == ("LOOKING FOR PEER", "CONNECT THE CABLE",
+                                         "TX TO RX, RX TO TX")
     pair.wire.inject(0, bytes((x * 89 + 1) & 0xFF for x in range(2000)))   # floating RX
     pair.step_ms(200)
     l = a.app.linkplay.lines()

@@ -282,3 +282,19 @@ def test_the_sync_frames_line_time_is_what_the_link_takes_out_of_the_round_trip(
     for k in range(256):
         payload = bytes((k + i * 53) & 0xFF for i in range(12))     # zeros or not
         assert len(F.encode(1, 3, k, 255 - k, payload)) == SYNC_FRAME_BYTES
+
+
+def test_garbage_with_no_zero_counts_as_soon_as_it_is_longer_than_any_frame():
+    # A peer at another baud rate: its 0s arrive as breaks, which the UART drops.
+    _, d = frames_of(b"\xff" * (F.ENC_MAX + 1))
+    assert d.bad == 1
+    _, d = frames_of(b"\xff" * F.ENC_MAX)
+    assert d.bad == 0
+
+
+def test_zeros_in_a_row_are_noise_but_a_lone_zero_is_not():
+    good = F.encode(1, 5, 3, 0, b"ok")
+    got, d = frames_of(b"\x00" + good + good)            # a line waking up, then frames
+    assert len(got) == 2 and d.bad == 0
+    got, d = frames_of(b"\x00" * 9 + good)
+    assert got == [(1, 5, 3, 0, b"ok")] and d.bad == 8
