@@ -28,6 +28,11 @@ GO_ON_US = 2000           # the next share of a redraw spread over steps (view, 
 # for its decision and no slap open (R18-R20, R25-R26), at least every GC_EVERY frames.
 GC_EVERY = 8
 GC_ROOM_US = 24000
+# The CPU players' next look is worked out between frames (app.prepare, ~4 ms on the
+# chip) once after each step, with this much room before the next frame and, like a
+# collection, no press waiting for its decision: a frame that makes the look has
+# only the look's random draws and its press left to do.
+PREPARE_ROOM_US = 8000
 
 # The watchdog's control register (CTRL, enable bit 30) through the atomic-clear alias
 # (+0x3000): RP2040 and RP2350. machine.WDT has no way to stop it.
@@ -202,6 +207,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
     flush = getattr(display, "flush", None)
     soon = None                        # an extra step: presses waiting, a redraw going on
     since_gc = 0
+    ahead = False                      # app.prepare() is due (once after each step)
     linked = None                      # link play's (state, host) as last reported
     while True:
         now = ticks_us()
@@ -215,6 +221,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
                 flush()                # the next share of what the panel is owed
             soon = None
             since_gc += 1
+            ahead = True
             if deciding(app):
                 # A press drained before its window had passed is still queued: step
                 # again when it may be decided, not a whole frame later.
@@ -251,6 +258,11 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
                 if log:
                     print("spit: %s" % ("display ok" if shown else display.problem))
         now = ticks_us()
+        if ahead and soon is None and ticks_diff(next_frame, now) >= PREPARE_ROOM_US \
+                and not (pending is not None and pending()) and not deciding(app):
+            ahead = False
+            app.prepare()
+            now = ticks_us()
         if since_gc >= GC_EVERY and soon is None and ticks_diff(next_frame, now) >= GC_ROOM_US \
                 and not (pending is not None and pending()) and not race_open(app):
             collect(gc, ticks_us, ticks_diff)
