@@ -13,7 +13,6 @@
 import time
 
 from firmware.hw import chip_name
-from firmware.hw.board import button_pins, build_hardware, build_link, held_at_boot
 from firmware.screens import GAME as GAME_SCREEN
 
 CHECK_US = 1000000        # how often the loop checks that the input's interrupt is alive
@@ -109,15 +108,18 @@ def run(start=None, log=True, probe=None):
     the app after every frame (measuring tools, e.g. the live heap)."""
     global app
     import machine
-    pins, scheme = button_pins()
-    if held_at_boot(machine, pins):
+    from firmware.hw import board
+    pins, scheme = board.button_pins()
+    if board.held_at_boot(machine, pins):
         from firmware import selftest
         selftest.main()
         return
-    display, buttons, buzzer = build_hardware(machine, pins)
+    display, buttons, buzzer = board.build_hardware(machine, pins)
     if log:                            # which capture stamps the touches, and if not PIO, why
         print("spit: input %s%s" % (buttons.kind, " (%s)" % buttons.why if buttons.why else ""))
-    link, why = build_link(machine)
+    link, why = board.build_link(machine)
+    board = None
+    forget_boot(buttons)
     if log and link is None:           # no LINK PLAY; the single-handheld game goes on
         print("spit: no link (%s)" % why)
     from firmware.app import App, Ports
@@ -145,6 +147,22 @@ def run(start=None, log=True, probe=None):
             if not getattr(display, "behind", False) or not display.flush():
                 break
         raise
+
+
+def forget_boot(buttons):
+    """Let the heap have the boot's code back once the ports are built (a module stays
+    on the heap while sys.modules or its package holds it): the board's pin map and
+    builders, and the GPIO-interrupt capture's module when the PIO capture runs (it
+    only chose between the two). ~5 KB on the chip."""
+    import sys
+    names = [("firmware.hw", "board"), ("firmware.boards", "pico"), ("firmware", "boards")]
+    if buttons.kind == "pio":
+        names.append(("firmware.hw", "buttons"))
+    for parent, leaf in names:
+        sys.modules.pop(parent + "." + leaf, None)
+        package = sys.modules.get(parent)
+        if package is not None and hasattr(package, leaf):
+            delattr(package, leaf)
 
 
 def check_input(buttons, seen, log):

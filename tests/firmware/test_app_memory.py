@@ -288,3 +288,46 @@ def test_a_press_drained_before_the_heap_ran_out_is_handled_when_the_frame_is_tr
     after = [x for x in app.replay.records if x[0] == "button" and x[2] == 0]
     assert app.mem_errors == 1 and fails == [0]
     assert len(after) == len(before) + 1 and after[-1][3:] == (0, 1)   # A, down: handled
+
+
+LAZY_BOT = """
+import sys
+from desktop_emulator import framebuf
+from firmware.app import App, Ports
+from shared_rules.game import Rules
+
+
+class Panel:
+    fb = framebuf.FrameBuffer(bytearray(1024), 128, 64, framebuf.MONO_VLSB)
+
+    def show(self):
+        pass
+
+
+class NoInput:
+    def drain(self, out):
+        return out
+
+
+app = App(Ports(NoInput(), Panel()))
+t = 0
+for cpu in ((None, None), (None, 2)):
+    app.start_game(3, Rules(), cpu, t)
+    for _ in range(90):
+        t += 33333
+        app.step(t)
+    print(cpu[1], "shared_rules.bot" in sys.modules, app.game.phase)
+print(app.table.seats[1].bot.presses > 0)
+"""
+
+
+def test_the_cpu_player_is_loaded_only_by_a_game_with_a_cpu_seat():
+    # Its code is ~7 KB of the chip's heap: a game of two people never imports it.
+    import subprocess
+    import sys
+    from tests.helpers import ROOT
+    out = subprocess.run([sys.executable, "-c", LAZY_BOT], cwd=str(ROOT), capture_output=True,
+                         text=True, timeout=300, env=dict(__import__("os").environ,
+                                                          SDL_VIDEODRIVER="dummy"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[:3] == ["None False ready", "2 True ready", "True"]
