@@ -16,8 +16,7 @@
 #   prepare()           between frames: work a look out ahead (shared_rules.bot), or
 #                       nothing; it changes nothing the seat does
 
-# The CPU player's code (shared_rules.bot, ~7 KB of the chip's heap) is imported by
-# the first CPU seat: a game of two people never loads it.
+from shared_rules.bot import Bot, LEVEL_NAMES
 
 
 class HumanSeat:
@@ -49,7 +48,6 @@ class CpuSeat:
     def __init__(self, player, level, seed):
         self.player = player
         self.level = level
-        from shared_rules.bot import Bot
         self.bot = Bot(player, level, seed)
 
     def observe(self, game, now_us, cursor):
@@ -79,5 +77,4 @@ class CpuSeat:
 
 def level_name(level):
     """Menu level 1..3 -> the bot's level name."""
-    from shared_rules.bot import LEVEL_NAMES
     return LEVEL_NAMES[level - 1]

@@ -7,6 +7,7 @@
 
 from shared_rules.game import PLAY, SLAP
 from shared_rules.arbiter import ticks_diff, ticks_add
+from shared_rules.bot import bot_seed
 from shared_rules import match as M
 from firmware import sound, texts
 from firmware.view import Message, BAR_MAX
@@ -52,7 +53,6 @@ class Table(M.Match):
         for p in (0, 1):
             c = self.cpu[p]
             if c:
-                from shared_rules.bot import bot_seed      # (seats.py: only with a CPU)
                 seed = bot_seed(g.seed + g.round * 1009 + (now & 0xFFFF), p)
                 seat = CpuSeat(p, level_name(c) if isinstance(c, int) else c, seed)
                 seat.bot.awaits_signal = self.conduct.signal

@@ -56,10 +56,10 @@ def probe(app, n=[0]):
 """
 
 
-def test_a_game_of_two_people_keeps_neither_the_boot_code_nor_the_cpu_player(
-        pico_firmware, pico_files_no_main):
+def test_the_boot_code_leaves_the_heap_once_the_ports_are_built(pico_firmware,
+                                                                pico_files_no_main):
     # Once the ports are built, the board's pin map and builders are off the heap, and so
-    # is the GPIO capture's module when the PIO capture runs; no CPU seat, no CPU player.
+    # is the GPIO capture's module when the PIO capture runs.
     with Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS) as pico:
         pico.boot()
         pico.run_for(50_000)
@@ -80,6 +80,5 @@ def test_a_game_of_two_people_keeps_neither_the_boot_code_nor_the_cpu_player(
     assert lines[0] == "2", out
     modules = set(lines[2:])
     assert "firmware.app" in modules and "shared_rules.game" in modules
-    for gone in ("firmware.hw.board", "firmware.boards.pico", "firmware.hw.buttons",
-                 "shared_rules.bot"):
+    for gone in ("firmware.hw.board", "firmware.boards.pico", "firmware.hw.buttons"):
         assert gone not in modules
