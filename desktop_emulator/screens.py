@@ -126,7 +126,8 @@ def human_screens(framebuf, seed=SEED):
     t = clock.advance(fp.FRAME_US)
     inp.press(t, 0, "B")
     inp.press(t + 5000, 1, "B")
-    _until(app, clock, lambda a: a.game.phase == PLAY, "play", 100)
+    # (the whole table drawn: a new round's comes over several frames, view.DRAW_BUDGET)
+    _until(app, clock, lambda a: a.game.phase == PLAY and not a.view.behind, "play", 100)
     out = []
     for _ in range(5):
         # Move to a card that fits nowhere, then press B on it.

@@ -194,6 +194,13 @@ class App:
                 return self.link_play(now_us).step(now_us)
         return self.step_alone(now_us)
 
+    def prepare(self):
+        """Between frames (the device's loop, when the chip is idle): work that the
+        next step would do, done ahead where that changes nothing (the CPU players'
+        next look, firmware.table.Table.prepare)."""
+        if self.screen == GAME and self.table is not None:
+            self.table.prepare()
+
     def link_play(self, now_us):
         """Start link play (the menu's LINK PLAY): the lobby, then a linked game."""
         from firmware.link.play import LinkPlay

@@ -13,7 +13,6 @@
 import time
 
 from firmware.hw import chip_name
-from firmware.hw.board import button_pins, build_hardware, build_link, held_at_boot
 from firmware.screens import GAME as GAME_SCREEN
 
 CHECK_US = 1000000        # how often the loop checks that the input's interrupt is alive
@@ -28,6 +27,11 @@ GO_ON_US = 2000           # the next share of a redraw spread over steps (view, 
 # for its decision and no slap open (R18-R20, R25-R26), at least every GC_EVERY frames.
 GC_EVERY = 8
 GC_ROOM_US = 24000
+# The CPU players' next look is worked out between frames (app.prepare, ~4 ms on the
+# chip) once after each step, with this much room before the next frame and, like a
+# collection, no press waiting for its decision: a frame that makes the look has
+# only the look's random draws and its press left to do.
+PREPARE_ROOM_US = 8000
 
 # The watchdog's control register (CTRL, enable bit 30) through the atomic-clear alias
 # (+0x3000): RP2040 and RP2350. machine.WDT has no way to stop it.
@@ -104,15 +108,18 @@ def run(start=None, log=True, probe=None):
     the app after every frame (measuring tools, e.g. the live heap)."""
     global app
     import machine
-    pins, scheme = button_pins()
-    if held_at_boot(machine, pins):
+    from firmware.hw import board
+    pins, scheme = board.button_pins()
+    if board.held_at_boot(machine, pins):
         from firmware import selftest
         selftest.main()
         return
-    display, buttons, buzzer = build_hardware(machine, pins)
+    display, buttons, buzzer = board.build_hardware(machine, pins)
     if log:                            # which capture stamps the touches, and if not PIO, why
         print("spit: input %s%s" % (buttons.kind, " (%s)" % buttons.why if buttons.why else ""))
-    link, why = build_link(machine)
+    link, why = board.build_link(machine)
+    board = None
+    forget_boot(buttons)
     if log and link is None:           # no LINK PLAY; the single-handheld game goes on
         print("spit: no link (%s)" % why)
     from firmware.app import App, Ports
@@ -140,6 +147,22 @@ def run(start=None, log=True, probe=None):
             if not getattr(display, "behind", False) or not display.flush():
                 break
         raise
+
+
+def forget_boot(buttons):
+    """Let the heap have the boot's code back once the ports are built (a module stays
+    on the heap while sys.modules or its package holds it): the board's pin map and
+    builders, and the GPIO-interrupt capture's module when the PIO capture runs (it
+    only chose between the two). ~5 KB on the chip."""
+    import sys
+    names = [("firmware.hw", "board"), ("firmware.boards", "pico"), ("firmware", "boards")]
+    if buttons.kind == "pio":
+        names.append(("firmware.hw", "buttons"))
+    for parent, leaf in names:
+        sys.modules.pop(parent + "." + leaf, None)
+        package = sys.modules.get(parent)
+        if package is not None and hasattr(package, leaf):
+            delattr(package, leaf)
 
 
 def check_input(buttons, seen, log):
@@ -202,6 +225,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
     flush = getattr(display, "flush", None)
     soon = None                        # an extra step: presses waiting, a redraw going on
     since_gc = 0
+    ahead = False                      # app.prepare() is due (once after each step)
     linked = None                      # link play's (state, host) as last reported
     while True:
         now = ticks_us()
@@ -215,6 +239,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
                 flush()                # the next share of what the panel is owed
             soon = None
             since_gc += 1
+            ahead = True
             if deciding(app):
                 # A press drained before its window had passed is still queued: step
                 # again when it may be decided, not a whole frame later.
@@ -251,6 +276,11 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
                 if log:
                     print("spit: %s" % ("display ok" if shown else display.problem))
         now = ticks_us()
+        if ahead and soon is None and ticks_diff(next_frame, now) >= PREPARE_ROOM_US \
+                and not (pending is not None and pending()) and not deciding(app):
+            ahead = False
+            app.prepare()
+            now = ticks_us()
         if since_gc >= GC_EVERY and soon is None and ticks_diff(next_frame, now) >= GC_ROOM_US \
                 and not (pending is not None and pending()) and not race_open(app):
             collect(gc, ticks_us, ticks_diff)

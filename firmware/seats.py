@@ -13,6 +13,8 @@
 #                       one of its presses was a fumble (R41): its buttons are dead
 #                       until until_us (a person hears the buzz and sees the bar)
 #   signal(now_us)      the slap signal (R44) shows from now_us
+#   prepare()           between frames: work a look out ahead (shared_rules.bot), or
+#                       nothing; it changes nothing the seat does
 
 from shared_rules.bot import Bot, LEVEL_NAMES
 
@@ -35,6 +37,9 @@ class HumanSeat:
     def signal(self, now_us):
         pass
 
+    def prepare(self):
+        pass
+
 
 class CpuSeat:
     """The CPU opponent (shared_rules.bot) pressing A/B through the same Pad."""
@@ -53,6 +58,9 @@ class CpuSeat:
 
     def signal(self, now_us):
         self.bot.signal(now_us)
+
+    def prepare(self):
+        self.bot.prepare()
 
     def poll(self, now_us, out):
         bot = self.bot

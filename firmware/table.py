@@ -73,6 +73,13 @@ class Table(M.Match):
                         if e[3]:
                             hook(e[0], e[1], e[2])
 
+    def prepare(self):
+        """Between frames: the CPU seats weigh their next look's moves ahead (the
+        device's loop calls it when the chip is idle; see shared_rules.bot)."""
+        for seat in self.seats:
+            if not seat.human:
+                seat.prepare()
+
     def enter(self, now):
         """Play (re)starts on screen: a new round, or after a pause."""
         M.Match.enter(self)

@@ -64,7 +64,7 @@ BAR_Y = const(62)         # the slap time limit under the banner: rows 62-63
 # table. On the chip a region takes ~1.5 ms to draw (a whole table, 23 regions, ~36
 # ms: more than a frame), so a new round's table appears over a few quick steps
 # instead of in one long frame.
-DRAW_BUDGET = const(3)
+DRAW_BUDGET = const(2)
 
 # Region slots in _keys.
 _SLOT = const(0)          # 10: player p's stockpile i at p*5+i

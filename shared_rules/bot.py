@@ -29,6 +29,9 @@ with shared_rules.arbiter.ticks_diff):
         One of its presses was a fumble (RULES.md R41): its buttons are dead until
         until_us. It drops its plan, looks again a reaction later and presses nothing
         before until_us.
+    bot.prepare()
+        Optional, between frames: weighs now the moves its next look will weigh, if
+        that look is due (see "Looking ahead" below); it changes nothing the bot does.
     bot.awaits_signal = True
         The device shows a slap signal (R44): in the slap phase it waits for it, as a
         person does, instead of slapping on sight.
@@ -51,7 +54,18 @@ A press may be up to one frame old when it is returned (its stamp is when the "f
 closed the contact, like a human's IRQ stamp). Fed in this order, every press reaches
 the arbiter before anything touched later is settled, whatever the frame rate; and the
 stamps come from the bot's own schedule, so a slow frame rate does not change them.
-Counters for tests and statistics: presses, looks, dropped, misses, wrong.
+Counters for tests and statistics: presses, looks, dropped, misses, wrong,
+looked_ahead.
+
+Looking ahead. Weighing the moves is most of a look's time (~4 ms on the RP2040, inside
+the frame that makes the look). prepare() weighs them between frames, from the table
+as it is then, and keeps them with what they were weighed from: the bot's signature of
+the table (every card and count that moves() reads: the phase, the piles' tops and
+sizes, its own stockpiles' tops, sizes and face-down flags) and its cursor. A look
+uses them only if both are still the same, so it finds exactly the moves it would
+have weighed itself (moves() is a pure function of those and the game's rules); any
+other look weighs them afresh. Nothing else moves earlier: the random draws, the
+plan and the press times are made at the look, as without prepare().
 shared_rules/selfplay.py runs two bots against each other on a simulated clock.
 
 How it plays. Every change it can see (the spit piles, its own stockpiles, the phase)
@@ -155,10 +169,7 @@ def neg_ln_q16(x):
 
 def normal_q16(rng):
     """A standard normal in Q16 (std 65536): the sum of 12 uniforms (Irwin-Hall)."""
-    s = 0
-    for _ in range(12):
-        s += rng.next16()
-    return s - 393216               # 12 * 32768
+    return rng.sum16(12) - 393216   # 12 * 32768
 
 
 def exp_q16(rng):
@@ -263,12 +274,14 @@ class Bot:
         self._mash_b = B
         self.awaits_signal = False
         self._signal_round = None  # the round whose slap signal it has seen (R44)
+        self._ahead = None       # prepare()'s moves: [signature, cursor, moves]
         # Counters, for tests and the simulation.
         self.presses = 0
         self.looks = 0
         self.dropped = 0         # planned moves abandoned because the table changed
         self.misses = 0          # looks that missed the move (easy/normal)
         self.wrong = 0           # wrong-button presses
+        self.looked_ahead = 0    # looks that used prepare()'s moves
 
     # ---- what the app calls ---------------------------------------------------
     def observe(self, game, now_us, cursor=None):
@@ -278,6 +291,7 @@ class Bot:
             self._plan = None
             self._look = None
             self._sig = None
+            self._ahead = None
             if self._mash:
                 # A masher starts at a moment of its own (from its seed), then keeps time.
                 self._mash_t = ticks_add(now_us, self.rng.below(self._mash))
@@ -314,6 +328,31 @@ class Bot:
             self.dropped += 1
         self._plan = None
         self._look = ticks_add(now_us, self.reaction())
+
+    def prepare(self):
+        """Between frames: if a look is due next (before any press), weigh now the moves
+        it will weigh, kept with what they depend on (see "Looking ahead")."""
+        g = self.game
+        if self._mash or g is None or g.phase != PLAY or self._look is None:
+            return
+        plan = self._plan
+        if plan is not None and ticks_diff(plan[_P_T], self._look) < 0:
+            return                       # a press comes first, and changes the cursor
+        sig = self._signature(g)
+        ahead = self._ahead
+        if ahead is not None and ahead[1] == self.cursor and ahead[0] == sig:
+            return                       # weighed already
+        self._ahead = [sig, self.cursor, moves(g, self.player, self.cursor, self.lv["follow"])]
+
+    def _moves(self, g):
+        """The moves a look weighs: prepare()'s, if what they depend on is unchanged."""
+        ahead = self._ahead
+        if ahead is not None:
+            self._ahead = None
+            if ahead[1] == self.cursor and ahead[0] == self._signature(g):
+                self.looked_ahead += 1
+                return ahead[2]
+        return moves(g, self.player, self.cursor, self.lv["follow"])
 
     def due_us(self):
         if self._mash:
@@ -426,7 +465,7 @@ class Bot:
             j = smaller_pile(g)
             self._start(["slap", j, None, -1, -1, phase, g.round, t])
         elif phase == PLAY:
-            options = moves(g, p, self.cursor, self.lv["follow"])
+            options = self._moves(g)
             if not options:
                 return                      # nothing to do until something changes
             if self._roll(self.lv["miss"]):

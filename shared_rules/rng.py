@@ -56,6 +56,25 @@ class Rng:
         self._step()
         return self._hi
 
+    def sum16(self, n):
+        """The sum of the next n next16() numbers. The CPU player's normal draw (12 of
+        them, shared_rules.bot) is on the device's frame path: one call with the state
+        in locals takes about a quarter of the time of 2n method calls."""
+        hi = self._hi
+        lo = self._lo
+        s = 0
+        while n > 0:
+            hi ^= ((hi << 13) | (lo >> 3)) & _H
+            lo ^= (lo << 13) & _H
+            lo ^= hi >> 1
+            hi ^= ((hi << 5) | (lo >> 11)) & _H
+            lo ^= (lo << 5) & _H
+            s += hi
+            n -= 1
+        self._hi = hi
+        self._lo = lo
+        return s
+
     def next24(self):
         """next32() >> 8, without a 32-bit int."""
         self._step()

@@ -195,13 +195,16 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
         f_draw[i] = 0
         return step(now)
     app.step = timed_step
-    wrapped = [None]
+    wrapped = [None, None, None]      # the table and the seats whose poll is timed
 
     def wrap_cpu():
+        # Each round has new seats (Table.make_seats): their polls are timed too.
         tb = app.table
         wrapped[0] = tb
         if tb is None:
             return
+        wrapped[1] = tb.seats[0]
+        wrapped[2] = tb.seats[1]
         for seat in tb.seats:
             if not seat.human:
                 poll = seat.poll
@@ -239,7 +242,9 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
             import gc
             h_alloc[i] = gc.mem_alloc()
         k[0] = i + 1
-        if app.table is not wrapped[0]:
+        tb = app.table
+        if tb is not wrapped[0] or (tb is not None and (tb.seats[0] is not wrapped[1] or
+                                                        tb.seats[1] is not wrapped[2])):
             wrap_cpu()
         if k[0] >= n or ticks_diff(t_end, end) >= 0:
             raise _Done()

@@ -29,7 +29,7 @@ except ImportError:  # CPython (tests)
 _SET_COL_ADDR = 0x21
 _SET_PAGE_ADDR = 0x22
 RETRY_SHOWS = 30          # about a second of frames between two attempts at a dead panel
-SEND_BUDGET = 256         # bytes a show_spans() sends (~6 ms of the 400 kHz bus)
+SEND_BUDGET = 128         # bytes a show_spans() sends (~3 ms of the 400 kHz bus)
 _PAIRS = (3, 4, 6, 1, 7, 0, 5, 2)   # page pairs in the order they are sent
 
 

@@ -288,3 +288,4 @@ def test_a_press_drained_before_the_heap_ran_out_is_handled_when_the_frame_is_tr
     after = [x for x in app.replay.records if x[0] == "button" and x[2] == 0]
     assert app.mem_errors == 1 and fails == [0]
     assert len(after) == len(before) + 1 and after[-1][3:] == (0, 1)   # A, down: handled
+

@@ -6,7 +6,10 @@ loop's clock a simulated one (its time module replaced), stopped by its probe.
 - A redraw spread over steps (view.DRAW_BUDGET, the display's SEND_BUDGET) goes on at
   once, not at the next frame.
 - Garbage is collected between frames, never while a press waits for its decision or a
-  slap is open, never close to the next frame."""
+  slap is open, never close to the next frame.
+- The CPU players' next look is worked out between frames (app.prepare), never while a
+  press waits for its decision or close to the next frame, and changes nothing in the
+  game."""
 import gc
 
 import pytest
@@ -179,3 +182,42 @@ def test_garbage_is_collected_between_frames_and_never_while_a_race_is_open(monk
     # and often enough: never more than a few frames' garbage between two
     gaps = [b[3] - a[3] for a, b in zip(when, when[1:])]
     assert max(gaps) <= 4 * fm.GC_EVERY
+
+
+def _cpu_game(monkeypatch, seed, ahead, until_us=15000000):
+    """A hard-against-hard game through the loop; ahead=False: app.prepare does nothing.
+    -> (the rig, when prepare ran: (deciding, pending, µs to the next frame))."""
+    r = Rig(framebuf)
+    inp = RingInput(r.clock)
+    r.app.ports.input = inp
+    r.inp = inp
+    app = r.app
+    calls = []
+    prepare = app.prepare
+    t0 = r.clock.ticks_us()
+
+    def watched():
+        since = ticks_diff(r.clock.ticks_us(), t0) % FRAME_US
+        calls.append((fm.deciding(app), inp.pending(), FRAME_US - since))
+        if ahead:
+            prepare()
+    app.prepare = watched
+    app.start_game(seed, Rules(), (3, 3), t0)
+    _run_loop(r, monkeypatch, until_us)
+    return r, calls
+
+
+def test_the_cpu_players_look_ahead_between_frames_and_the_game_stays_the_same(monkeypatch):
+    runs = []
+    for ahead in (False, True):
+        r, calls = _cpu_game(monkeypatch, 4, ahead)
+        app = r.app
+        bots = [s.bot for s in app.table.seats]
+        runs.append((list(app.replay.records), app.game.digest(), app.game.round,
+                     sum(b.looked_ahead for b in bots), calls))
+    assert runs[0][:3] == runs[1][:3]          # the same presses, frames and state
+    assert runs[0][2] >= 2 and len(runs[0][0]) > 200    # rounds were played
+    assert runs[0][3] == 0 and runs[1][3] > 0   # the looks used what was prepared
+    for deciding, pending, room in runs[1][4]:
+        assert not deciding and not pending and room >= fm.PREPARE_ROOM_US
+    assert len(runs[1][4]) > 300                # once after (nearly) every step

@@ -111,3 +111,25 @@ def test_a_change_within_the_table_is_drawn_whole_in_its_call():
     ref_buf, ref = _unlimited_view()
     ref.game(g, [2, 3], msgs, bar)
     assert buf == ref_buf
+
+
+def test_a_whole_table_comes_two_regions_a_call_beyond_the_decisive_ones():
+    # DRAW_BUDGET: the piles, then two other regions a call (~3 ms on the chip beside
+    # the ~7 ms the rules and the CPU player may take in the same frame).
+    g, (cur, msgs, bar) = _game_and_args()
+    buf = bytearray(1024)
+    v = V.View(framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB))
+    drawn = []
+    regions = ("_slot", "_stack", "_message", "_info")
+    for name in regions:
+        def counted(*args, _f=getattr(v, name), _n=name):
+            drawn[-1] += 1
+            return _f(*args)
+        setattr(v, name, counted)
+    while True:
+        drawn.append(0)
+        v.game(g, cur, msgs, bar)
+        if not v.behind:
+            break
+    assert max(drawn) == V.DRAW_BUDGET == 2
+    assert sum(drawn) >= 12 and len(drawn) >= 8

@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from shared_rules import selfplay
+from shared_rules import bot as bot_module
 from shared_rules.arbiter import Arbiter, ticks_diff, BEATEN
 from shared_rules.bot import (Bot, LEVELS, LEVEL_NAMES, ALL_LEVELS, MASHER, neg_ln_q16,
                               reaction_us, step_us)
@@ -29,10 +30,12 @@ from tests.helpers import MICROPYTHON, MPY_CROSS, ROOT, layout
 IDLE_P1 = ["5C", "5D", "2D", "4S", "3C"]
 
 
-def run_frames(game, bots, until_ms, script=(), frame_us=1000, start_us=0):
+def run_frames(game, bots, until_ms, script=(), frame_us=1000, start_us=0, ahead=0):
     """Drive bots the way the app does (bot.py's docstring): a frame every frame_us;
     feed every due press through the seat's Pad to the arbiter, then settle, then
-    observe. `script` holds (t_us, action) presses of a scripted opponent. Returns
+    observe (ahead=k: then prepare() after every k-th frame, as the device's loop does
+    between frames when it has room).
+    `script` holds (t_us, action) presses of a scripted opponent. Returns
     (presses, results) with presses as (player, t_us, button, action)."""
     arb = Arbiter(game)
     pads = {b.player: Pad(b.player) for b in bots}
@@ -61,6 +64,9 @@ def run_frames(game, bots, until_ms, script=(), frame_us=1000, start_us=0):
             results += res
             for b in bots:
                 b.observe(game, now, pads[b.player].cursor)
+        if ahead and n % ahead == 0:
+            for b in bots:
+                b.prepare()
     return presses, results
 
 
@@ -299,6 +305,70 @@ def test_a_press_that_lands_before_the_bot_sees_the_change_loses_the_race():
     presses, results = run_frames(g, [bot], 1000, script=[(t_b - 1000, ("play", 1, 0, 0))])
     assert results[0] == (("play", 1, 0, 0), t_b - 1000, None)
     assert results[1] == (("play", 0, 0, 0), t_b, BEATEN)
+
+
+# ---- looking ahead: prepare() between frames ---------------------------------------
+def _rng_state(bot):
+    return bot.rng.state
+
+
+def test_a_look_after_prepare_weighs_no_moves_of_its_own(monkeypatch):
+    # Only 9S fits: the look plans A, A, B. Prepared between frames, the look itself
+    # weighs nothing, and makes the same plan and draws as a bot that did not prepare.
+    g = layout(["2C", "4D", "9S", "4H", "5S"], IDLE_P1, ["8C", "KD"])
+    bot, twin = Bot(0, "hard", 1), Bot(0, "hard", 1)
+    bot.observe(g, 0, 0)
+    twin.observe(g, 0, 0)
+    due = bot.due_us()
+    bot.prepare()
+    want = twin.next_press(due)
+
+    def weighed_in_the_frame(*args):
+        raise AssertionError("moves() called inside the frame")
+    monkeypatch.setattr(bot_module, "moves", weighed_in_the_frame)
+    assert bot.next_press(due) == want == (due, A)
+    assert bot.looked_ahead == 1 and twin.looked_ahead == 0
+    assert _rng_state(bot) == _rng_state(twin) and bot.due_us() == twin.due_us()
+
+
+def test_prepared_moves_are_dropped_when_the_table_or_the_cursor_changed(monkeypatch):
+    # Prepared, then the opponent covers 8C (9S fits nothing now) or the pad's cursor
+    # moved: the look weighs the moves afresh and does what a bot that never prepared
+    # does.
+    for change in ("table", "cursor"):
+        g = layout(["2C", "4D", "2H", "9S", "5S"], ["7D", "QC", "2D", "4S", "3C"],
+                   ["8C", "KD"])
+        bot, twin = Bot(0, "hard", 21), Bot(0, "hard", 21)
+        bot.observe(g, 0, 0)
+        twin.observe(g, 0, 0)
+        due = bot.due_us()
+        bot.prepare()
+        if change == "table":
+            assert g.apply(("play", 1, 0, 0)) is None
+        else:
+            bot.cursor = twin.cursor = 4
+        got = [bot.next_press(due + k * 200000) for k in range(4)]
+        assert got == [twin.next_press(due + k * 200000) for k in range(4)]
+        assert bot.looked_ahead == 0
+        assert _rng_state(bot) == _rng_state(twin)
+
+
+@pytest.mark.parametrize("levels", [("hard", "hard"), ("normal", "easy")])
+def test_preparing_between_frames_changes_no_press_of_a_whole_game(levels):
+    # Whole games of two bots at the device's 30 frames a second: with prepare() after
+    # every frame, or after every third (the table may change after it was called),
+    # the same presses at the same stamps and the same outcomes, and many looks in play
+    # found their moves weighed already.
+    for seed in (3, 11):
+        runs = []
+        for ahead in (0, 1, 3):
+            g = Game(seed)
+            bots = [Bot(0, levels[0], seed), Bot(1, levels[1], seed + 1)]
+            presses, results = run_frames(g, bots, 120000, frame_us=33333, ahead=ahead)
+            runs.append((presses, results, g.digest(), [b.looked_ahead for b in bots]))
+        assert runs[0][:3] == runs[1][:3] == runs[2][:3]
+        assert len(runs[0][0]) > 100
+        assert runs[0][3] == [0, 0] and min(runs[1][3]) > 20 and min(runs[2][3]) > 5
 
 
 # ---- presses: legal, reproducible, app-friendly ------------------------------------
@@ -759,6 +829,9 @@ class ScriptedRng:
 
     def next16(self):
         return 32768                     # 12 of them sum to the normal's mean: 0
+
+    def sum16(self, n):
+        return 32768 * n
 
     def next24(self):
         return (1 << 24) - 1             # -ln(1) = 0

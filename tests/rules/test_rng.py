@@ -178,6 +178,16 @@ def test_the_narrow_draws_are_the_top_bits_of_the_32_bit_word():
         assert a.state == b.state
 
 
+def test_r40_sum16_is_the_sum_of_as_many_next16_draws():
+    # The CPU player's normal draw takes its 12 uniforms in one call (the frame's time
+    # on the device): the same numbers, and the generator left where they leave it.
+    for seed in (0, 5, 99, 424242):
+        a, b = Rng(seed), Rng(seed)
+        for n in (0, 1, 12, 13):
+            assert a.sum16(n) == sum(b.next16() for _ in range(n))
+            assert a.state == b.state
+
+
 @pytest.mark.parametrize("n", [3_000_001, 52, 1000])
 def test_r40_below_redraws_exactly_the_draws_at_or_above_the_last_whole_multiple_of_n(n):
     # Draws (as 32-bit words) at or above 2**32 - 2**32 % n are redrawn, the others
