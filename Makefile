@@ -40,13 +40,18 @@ $(STAMP): requirements.txt requirements-dev.txt | $(PY)
 	rm -f $(VENV)/.installed-* $(VENV)/.play-*
 	touch $@ $(PLAY_STAMP)
 
-test: $(STAMP) pico-setup web chromium ## the whole suite, headless
-	$(HEADLESS) $(PY) -m pytest -q
+# The suite's files shared out over the machine's cores (pytest-xdist; a file's tests stay
+# together in one process, so its module fixtures -- an emulated board -- are built once).
+PYTEST_JOBS ?= auto
+PARALLEL = -n $(PYTEST_JOBS) --dist loadfile
+
+test: $(STAMP) pico-setup web chromium ## the whole suite, headless (PYTEST_JOBS= processes, auto: one a core)
+	$(HEADLESS) $(PY) -m pytest -q $(PARALLEL)
 
 # The rules core, the firmware app and the emulator's own tests: no emulated Pico, no
 # browser, no MicroPython binary, nothing that needs the network (markers: pytest.ini).
 test-fast: $(STAMP) ## the quick tiers only (no emulated Pico, browser or MicroPython binary)
-	$(HEADLESS) $(PY) -m pytest -q -m "not pico and not web and not mp and not slow"
+	$(HEADLESS) $(PY) -m pytest -q $(PARALLEL) -m "not pico and not web and not mp and not slow"
 
 # Speed and memory tables (never timed tests). The other tables first, as make runs
 # prerequisites before the recipe.
