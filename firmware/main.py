@@ -115,6 +115,8 @@ def run(start=None, log=True, probe=None):
     link, why = build_link(machine)
     if log and link is None:           # no LINK PLAY; the single-handheld game goes on
         print("spit: no link (%s)" % why)
+    elif log and why:                  # it links, but its clock sync is 100 times coarser
+        print("spit: link without edge stamps (%s)" % why)
     from firmware.app import App, Ports
     from firmware.hw.storage import FileStorage
     from firmware.hw.clock import Clock
