@@ -225,6 +225,88 @@ def recover_case(firmware, workdir, files, cut_ms=2000):
                 "cut_bytes": pair.counters.get("cut")}
 
 
+GAME_BUTTONS = (2, 3, 14, 15)
+_SYNC_STATE = ("(lambda l: [l.authority, l.edge_samples, l.sync._s, l.sync.t0, l.sync.offset, "
+               "l.sync.drift_ppb, l.sync.base_bound, l.sync.slope_slack_ppb, "
+               "__import__('time').ticks_us()])"
+               "(__import__('firmware.main').main.app.linkplay.link)")
+
+
+def _wait_both(pair, pattern, guest_ms, wall_s):
+    """Run until both chips' consoles match `pattern` (a bytes regex) -> the matches."""
+    import re
+    rx = re.compile(pattern)
+    found = [None, None]
+    end = pair.t_ns + guest_ms * MS
+    while True:
+        for i, c in enumerate(pair.chips):
+            if found[i] is None:
+                m = rx.search(bytes(c.serial))
+                if m:
+                    found[i] = m
+                    del c.serial[:m.end()]
+        if found[0] and found[1]:
+            return found
+        if pair.t_ns >= end:
+            raise DeviceError("no %r on both chips within %d guest ms" % (pattern, guest_ms),
+                              bytes(pair.chips[0].serial[-300:]) + b" / " +
+                              bytes(pair.chips[1].serial[-300:]))
+        pair.run_for(20_000, wall_s=wall_s)
+
+
+def game_sync_case(firmware, files, ppm, lobby_ms=1200, game_ms=1200, wall_s=900.0):
+    """The real firmware (main.py and all) on both chips: LINK PLAY chosen on chip 0,
+    the host deals, game_ms of the game; then both stopped (Ctrl-C) and the host's clock
+    sync read out: each of its kept exchanges, and its fitted line at each, against the
+    harness's true offset; the bound the arbiter used at those moments."""
+    from desktop_emulator.pico.link import LinkedPicos
+    w0 = time.monotonic()
+    with LinkedPicos(firmware, files=(files, files), buttons=GAME_BUTTONS,
+                     timer_start_us=TIMER_STARTS) as pair:
+        pair.faults(ppm=ppm)
+        pair.boot()
+        pair.wait_lines([b"spit: screen=title", b"spit: screen=title"], guest_ms=5000,
+                        wall_s=wall_s)
+        a = pair.chips[0]
+        a.press(GAME_BUTTONS[0], hold_us=40_000)      # A: to LINK PLAY
+        pair.run_for(120_000, wall_s=wall_s)
+        a.press(GAME_BUTTONS[1], hold_us=40_000)      # B: choose it
+        links = _wait_both(pair, rb"spit: link LINKED host=([01])", 2000, wall_s)
+        host_i = [int(m.group(1)) for m in links].index(1)
+        host = pair.chips[host_i]
+        pair.run_for(lobby_ms * 1000, wall_s=wall_s)
+        host.press(GAME_BUTTONS[1], hold_us=40_000)   # B: deal
+        pair.run_for(game_ms * 1000, wall_s=wall_s)
+        host.interrupt(wall_s=wall_s)
+        host.enter_raw(soft_reset=False, wall_s=wall_s)
+        st = host.eval_json(_SYNC_STATE, guest_ms=3000, wall_s=wall_s)
+        screen = bytes(pair.chips[1 - host_i].serial)
+        auth, edge_samples, samples, t0, offset, drift, base, slack, now = st
+        sign = 1 if host_i == 0 else -1        # peer - local, as the host sees it
+        raw, fitted, bounds = [], [], []
+        for mid, off, rtt in samples:
+            truth = sign * pair.true_offset_us(pair.true_ns(host_i, host.guest_ns(mid)))
+            dt = ticks_diff(mid, t0)
+            raw.append(off - truth)
+            fitted.append(offset + drift * dt / 1e9 - truth)
+            bounds.append(base + abs(dt) * slack / 1e9)
+        truth_now = sign * pair.true_offset_us(pair.true_ns(host_i, host.guest_ns(now)))
+        dt_now = ticks_diff(now, t0)
+        return {
+            "ppm": list(ppm), "firmware": "game (main.py)", "host_chip": host_i,
+            "authority": auth, "edge_samples": edge_samples, "kept": len(samples),
+            "sync_error_us": percentiles(fitted),
+            "sample_error_us": percentiles(raw),
+            "bound_us": {"min": round(min(bounds), 1), "max": round(max(bounds), 1)}
+            if bounds else None,
+            "error_now_us": round(offset + drift * dt_now / 1e9 - truth_now, 2),
+            "bound_now_us": round(base + abs(dt_now) * slack / 1e9, 1),
+            "within_bound": all(abs(e) <= b for e, b in zip(fitted, bounds)),
+            "guest_s": round(pair.t_ns / 1e9, 3), "wall_s": round(time.monotonic() - w0, 1),
+            "guest_console_tail": screen[-120:].decode(errors="replace"),
+        }
+
+
 def table(res):
     rows = ["link bench (two emulated Picos, 1 Mbaud, PIO edge stamps; guest time)", ""]
     rows.append("%-28s %8s %8s %8s %6s" % ("sync_error_us", "p50", "p99", "max", "n"))
