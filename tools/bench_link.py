@@ -228,7 +228,7 @@ def recover_case(firmware, workdir, files, cut_ms=2000):
 GAME_BUTTONS = (2, 3, 14, 15)
 _SYNC_STATE = ("(lambda l: [l.authority, l.edge_samples, l.sync._s, l.sync.t0, l.sync.offset, "
                "l.sync.drift_ppb, l.sync.base_bound, l.sync.slope_slack_ppb, "
-               "__import__('time').ticks_us()])"
+               "__import__('time').ticks_us(), l.edges is not None, len(l._tx_e), len(l._rx_e)])"
                "(__import__('firmware.main').main.app.linkplay.link)")
 
 
@@ -281,7 +281,7 @@ def game_sync_case(firmware, files, ppm, lobby_ms=1200, game_ms=1200, wall_s=900
         host.enter_raw(soft_reset=False, wall_s=wall_s)
         st = host.eval_json(_SYNC_STATE, guest_ms=3000, wall_s=wall_s)
         screen = bytes(pair.chips[1 - host_i].serial)
-        auth, edge_samples, samples, t0, offset, drift, base, slack, now = st
+        auth, edge_samples, samples, t0, offset, drift, base, slack, now = st[:9]
         sign = 1 if host_i == 0 else -1        # peer - local, as the host sees it
         raw, fitted, bounds = [], [], []
         for mid, off, rtt in samples:
@@ -295,6 +295,7 @@ def game_sync_case(firmware, files, ppm, lobby_ms=1200, game_ms=1200, wall_s=900
         return {
             "ppm": list(ppm), "firmware": "game (main.py)", "host_chip": host_i,
             "authority": auth, "edge_samples": edge_samples, "kept": len(samples),
+            "edges": st[9:],
             "sync_error_us": percentiles(fitted),
             "sample_error_us": percentiles(raw),
             "bound_us": {"min": round(min(bounds), 1), "max": round(max(bounds), 1)}
@@ -305,6 +306,99 @@ def game_sync_case(firmware, files, ppm, lobby_ms=1200, game_ms=1200, wall_s=900
             "guest_s": round(pair.t_ns / 1e9, 3), "wall_s": round(time.monotonic() - w0, 1),
             "guest_console_tail": screen[-120:].decode(errors="replace"),
         }
+
+
+_RECORDS = ("[r for r in __import__('firmware.main').main.app.replay.records "
+            "if r[0] in ('bound', 'frame') or (r[0] == 'button' and r[4])]")
+
+
+def game_race_case(firmware, files, ppm, gaps_us, per_gap, lobby_ms=1200, wall_s=900.0):
+    """The real firmware on both chips, in a linked game: each handheld's player presses
+    A (the cursor: never a conflict on the table) g µs after or before the other's, for
+    each gap. The host's recording holds every press the game's arbiter was given, in
+    game time (its own player's stamps and the guest's converted ones) and the bound it
+    was given with them: the verdict R43 makes of those (a tie within the bound, else
+    the earlier stamp) is compared with the true order."""
+    from desktop_emulator.pico.link import LinkedPicos
+    w0 = time.monotonic()
+    spacing_ms = 60
+    with LinkedPicos(firmware, files=(files, files), buttons=GAME_BUTTONS,
+                     timer_start_us=TIMER_STARTS) as pair:
+        pair.faults(ppm=ppm)
+        pair.boot()
+        pair.wait_lines([b"spit: screen=title", b"spit: screen=title"], guest_ms=5000,
+                        wall_s=wall_s)
+        a = pair.chips[0]
+        a.press(GAME_BUTTONS[0], hold_us=40_000)
+        pair.run_for(120_000, wall_s=wall_s)
+        a.press(GAME_BUTTONS[1], hold_us=40_000)
+        links = _wait_both(pair, rb"spit: link LINKED host=([01])", 2000, wall_s)
+        host_i = [int(m.group(1)) for m in links].index(1)
+        host = pair.chips[host_i]
+        pair.run_for(lobby_ms * 1000, wall_s=wall_s)
+        host.press(GAME_BUTTONS[1], hold_us=40_000)           # deal
+        pair.run_for(300_000, wall_s=wall_s)
+        for c in pair.chips:                                   # "Spit!" on each
+            c.press(GAME_BUTTONS[1], hold_us=40_000)
+        pair.run_for(400_000, wall_s=wall_s)
+        plan = []
+        t = pair.t_ns + 50 * MS
+        for g in gaps_us:
+            for k in range(per_gap):
+                first = k % 2                                  # the chip that presses first
+                times = [t, t]
+                times[1 - first] = t + g * US
+                plan.append((g, first))
+                for i in range(2):
+                    at = pair.local_ns(i, times[i])
+                    pair.chips[i].schedule([(at, GAME_BUTTONS[0], 0),
+                                            (at + 20 * MS, GAME_BUTTONS[0], 1)])
+                t += spacing_ms * MS
+        pair.run_to(t + 300 * MS, wall_s=wall_s)
+        host.interrupt(wall_s=wall_s)
+        host.enter_raw(soft_reset=False, wall_s=wall_s)
+        recs = host.eval_json(_RECORDS, guest_ms=5000, wall_s=wall_s)
+        guest_s = pair.t_ns / 1e9
+    me = {host_i: 0, 1 - host_i: 1}          # chip -> player (the host is player 0)
+    presses = [[], []]                        # per player: (stamp, bound in force)
+    bound = 0
+    pending = []
+    for r in recs:
+        if r[0] == "bound":
+            bound = r[3]             # for the whole frame it is recorded in (host/replays.py)
+        elif r[0] == "button":
+            pending.append(r)
+        else:
+            for b in pending:
+                presses[b[2]].append((b[1], bound if b[2] == 1 else 0))
+            pending = []
+    # Each player's last len(plan) presses are the races' (before them: "Spit!").
+    n = len(plan)
+    rows = {g: {"gap_us": g, "n": 0, "earlier_won": 0, "ties": 0, "misordered": 0}
+            for g in gaps_us}
+    over = 0
+    bounds = []
+    if len(presses[0]) >= n and len(presses[1]) >= n:
+        p0 = presses[0][-n:]
+        p1 = presses[1][-n:]
+        for (g, first), (t0, _b0), (t1, b1) in zip(plan, p0, p1):
+            row = rows[g]
+            row["n"] += 1
+            bounds.append(b1)
+            d = ticks_diff(t1, t0)            # player 1's stamp - player 0's, game time
+            first_player = me[first]
+            if abs(d) <= b1:
+                row["ties"] += 1
+            elif g == 0 or (d > 0) == (first_player == 0):
+                row["earlier_won"] += 1
+            else:
+                row["misordered"] += 1
+                over = max(over, g)
+    return {"ppm": list(ppm), "firmware": "game (main.py)", "races": [rows[g] for g in gaps_us],
+            "planned": n, "recorded": [len(presses[0]), len(presses[1])],
+            "misordered_over_us": over,
+            "bound_us": {"min": min(bounds), "max": max(bounds)} if bounds else None,
+            "guest_s": round(guest_s, 3), "wall_s": round(time.monotonic() - w0, 1)}
 
 
 def table(res):

@@ -147,6 +147,7 @@ class Link:
         self.edges = getattr(port, "edges", None)
         self.byte_us = getattr(port, "byte_us", 0)
         self._line_free = now        # when what this side wrote will have left
+        self._wrote_t = now          # when the last frame was handed to the port
         self._tx_e = []              # recent frame starts on our TX line (our clock)
         self._rx_e = []              # and on our RX line
         self._ev = []                # frame_starts() out buffer
@@ -178,6 +179,9 @@ class Link:
             now = self.clock.ticks_us()
             start = self._line_free if ticks_diff(self._line_free, now) > 0 else now
             self._line_free = (start + len(f) * self.byte_us) & 0x3FFFFFFF
+            # When the frame went to the port: its start bit follows within µs (the
+            # encoding above takes a while on the device, so not before it).
+            self._wrote_t = self.clock.ticks_us()
         self.port.write(f)
         if kind != HELLO:
             self._ack_due = False
@@ -311,13 +315,13 @@ class Link:
             self._sync_t = now
             q = self.clock.ticks_us()
             self._sync_q = q
-            w = self._sync_w
-            w.append([q, q])
-            if len(w) > 3:
-                del w[0]
             b = bytearray(12)
             _put32(b, 0, q)
             self._send(SYNC, 0, b)
+            w = self._sync_w
+            w.append([q, self._wrote_t])
+            if len(w) > 3:
+                del w[0]
             return
         aw = self._ans_w
         if aw is not None:
@@ -341,8 +345,8 @@ class Link:
                 self._fu = None
             t3 = self.clock.ticks_us()
             _put32(b, 8, t3)             # the software stamp, for a peer without edges
-            self._ans_w = [_u32(b, 0), t3]
             self._send(SYNC_R, 0, b)
+            self._ans_w = [_u32(b, 0), self._wrote_t]
 
     def _edge_answer(self, raw, h, end):
         q = _u32(raw, h)
@@ -493,6 +497,10 @@ class Link:
             self.authority = self.uid > uid
         self.epoch += 1
         self.sync.reset()
+        self.edge_samples = 0        # software stamps again until the edges match
+        self._pend = None
+        self._fu = None
+        self._answer = None
         self._tx_seq = 0
         self._rx_expect = 0
         if not first:

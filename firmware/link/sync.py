@@ -56,10 +56,14 @@ class ClockSync:
         """One timed exchange (t1, t4 on this clock; t2, t3 on the peer's). line_us:
         what the two frames spent on the line, known from their length (equal both
         ways, so it moves no offset; only the rest of the round trip is uncertain).
-        jitter_us: how much later than another one stamp may be taken (edge stamps: a
-        round trip of the wire's few ns, so two stamps' jitter is all there is, and it
-        may make the measured round trip negative); it widens the round trip."""
-        rtt = ticks_diff(t4, t1) - ticks_diff(t3, t2) - line_us + 2 * jitter_us
+        jitter_us: edge stamps (t1 and t2 one edge on the wire, t3 and t4 another): the
+        round trip is the wire's few ns plus how late each stamp was taken, and a late
+        stamp on the sending side makes it negative. Its size, either way, is what one
+        late stamp can move the offset by (twice over), and jitter_us is added for what
+        the stamps' own jitter hides."""
+        rtt = ticks_diff(t4, t1) - ticks_diff(t3, t2) - line_us
+        if jitter_us:
+            rtt = (-rtt if rtt < 0 else rtt) + 2 * jitter_us
         if rtt < 0 or ticks_diff(t4, t1) < 0:
             return False             # stamps out of order: not an answer to this question
         off = (ticks_diff(t2, t1) + ticks_diff(t3, t4)) // 2

@@ -138,3 +138,20 @@ def test_r43_a_linked_game_records_a_bound_of_at_most_20_us_with_edge_stamps():
     assert bounds and max(bounds) <= EDGE_BOUND_US, bounds
     assert host.app.linkplay.late == 0
     assert guest.app.game.digest() == host.app.game.digest()
+
+
+def test_r43_an_edge_exchange_with_a_late_sending_stamp_counts_its_lateness_in_the_bound():
+    from firmware.link.sync import ClockSync
+    # The peer's clock is 50000 µs ahead. The question's edge is at 995 (our clock) and
+    # the answer's at 1995; the stamps of both on the sending side are 5 µs late: the
+    # round trip comes out -10 µs. On software stamps that is no answer at all; on edges
+    # it is two late stamps, whose lateness cancels out of the offset.
+    s = ClockSync()
+    assert not s.sample(1000, 50995, 52000, 1995)
+    assert s.sample(1000, 50995, 52000, 1995, 0, 2)
+    assert s.offset == 50000 and s.base_bound == 8           # 10 / 2 + 2, + 1
+    # Only our own stamp 6 µs late: the offset is 3 µs off, within the bound of 6.
+    s = ClockSync()
+    assert s.sample(1001, 50995, 51995, 1995, 0, 2)
+    assert s.offset == 49997 and s.base_bound == 6
+    assert abs(s.offset - 50000) <= s.base_bound
