@@ -3,7 +3,10 @@ after a cut, the link's CPU time. Writes build/link-bench.json and prints a tabl
 
     make bench-link                 # or: python tools/bench_link.py [--quick]
 
-Both chips run tools/link_probe_device.py (the asker on chip 0, the answerer on chip 1)
+The real game firmware (main.py and all) on both chips, linked from the menu: the
+host's clock sync read out after a deal and a stretch of the game, and presses on
+both at set gaps, judged from the stamps and bounds its arbiter was given. Then both
+chips run tools/link_probe_device.py (the asker on chip 0, the answerer on chip 1)
 over the real UART0 and the PIO edge capture of firmware/hw/link_uart.py. The harness
 knows both clocks exactly (desktop_emulator/pico/link.py: true_offset_us), so every
 offset the asker estimates is compared with the truth. Figures are guest time.
@@ -404,7 +407,23 @@ def game_race_case(firmware, files, ppm, gaps_us, per_gap, lobby_ms=1200, wall_s
 def table(res):
     rows = ["link bench (two emulated Picos, 1 Mbaud, PIO edge stamps; guest time)", ""]
     rows.append("%-28s %8s %8s %8s %6s" % ("sync_error_us", "p50", "p99", "max", "n"))
-    for c in res["sync"]:
+    for c in res.get("game_sync", []):
+        p = c["sync_error_us"]
+        rows.append("%-28s %8s %8s %8s %6s   bound %s..%s us, within: %s, edge exchanges %s" % (
+            "GAME ppm %s" % c["ppm"][1], p.get("p50"), p.get("p99"), p.get("max"), p["n"],
+            (c["bound_us"] or {}).get("min"), (c["bound_us"] or {}).get("max"),
+            c["within_bound"], c["edge_samples"]))
+    if res.get("game_races"):
+        r = res["game_races"]
+        rows += ["", "GAME races (ppm %s, bound %s us; verdicts of R43 on the stamps and bounds "
+                 "the game's arbiter was given)" % (r["ppm"][1], r["bound_us"]),
+                 "%8s %5s %12s %5s %11s" % ("gap_us", "n", "earlier_won", "ties", "misordered")]
+        for x in r["races"]:
+            rows.append("%8d %5d %12d %5d %11d" % (x["gap_us"], x["n"], x["earlier_won"],
+                                                  x["ties"], x["misordered"]))
+        rows.append("misordered_over_us %d" % r["misordered_over_us"])
+        rows.append("")
+    for c in res.get("sync", []):
         for key, label in (("sync_error_us", "edge stamps"), ("predicted_error_us", "  drift-fit prediction"),
                            ("sync_error_sw_us", "  software stamps")):
             p = c[key]
@@ -421,9 +440,11 @@ def table(res):
     if res.get("recover"):
         rows += ["", "recover_ms after a %d ms cut: %s" % (res["recover"]["cut_ms"],
                                                           res["recover"]["recover_ms"])]
-    c = res["sync"][0]
-    rows += ["", "link CPU per loop pass (us): p50 %s p99 %s max %s" % (
-        c["link_cpu_us"]["p50"], c["link_cpu_us"]["p99"], c["link_cpu_us"]["max"])]
+    if res.get("sync"):
+        c = res["sync"][0]
+        rows += ["", "link CPU per loop pass (us): p50 %s p99 %s max %s" % (
+            c["link_cpu_us"]["p50"], c["link_cpu_us"]["p99"], c["link_cpu_us"]["max"])]
+    rows.append("wall time %.0f s" % res.get("wall_s", 0))
     return "\n".join(rows)
 
 
@@ -436,13 +457,37 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="shorter runs (a smoke test)")
     ap.add_argument("--firmware", help="the MicroPython UF2 (default: ../shared/rp2)")
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--no-probe", action="store_true", help="only the game firmware")
+    ap.add_argument("--no-game", action="store_true", help="only the probe")
     args = ap.parse_args(argv)
     import tempfile
+    w0 = time.monotonic()
     firmware = find_firmware(args.firmware) if args.firmware else find_firmware()
     dur = 400 if args.quick else 1000
     res = {"sync": []}
     with tempfile.TemporaryDirectory(prefix="spit-link-") as tmp:
         files = device_files(tmp, firmware)
+        if not args.no_game:
+            # The real firmware: main.py and all, linked from the menu (R43's sync as
+            # the game does it, and the stamps and bounds its arbiter is given).
+            game_files = devicefiles.build(Path(tmp) / "game", driver=firmware.ssd1306)
+            res["game_sync"] = []
+            for ppm in ((0, 0), (0, 200), (0, -200)):
+                res["game_sync"].append(game_sync_case(firmware, game_files, ppm))
+                note("game sync ppm %s: %s bound %s (%.0f s)" % (
+                    ppm[1], res["game_sync"][-1]["sync_error_us"],
+                    res["game_sync"][-1]["bound_us"], res["game_sync"][-1]["wall_s"]))
+            gaps = [0, 5, 10, 20, 50, 100, 1000] if not args.quick else [0, 10, 100]
+            res["game_races"] = game_race_case(firmware, game_files, (0, 200), gaps,
+                                               2 if args.quick else 4)
+            note("game races: %s" % res["game_races"]["races"])
+        if args.no_probe:
+            res["wall_s"] = round(time.monotonic() - w0, 1)
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
+            print(table(res))
+            print("\nwrote %s" % args.out)
+            return 0
         for ppm in ((0, 0), (0, 200), (0, -200)):
             res["sync"].append(sync_case(firmware, tmp, files, ppm, dur, 20))
             note("sync ppm %s: %s" % (ppm[1], res["sync"][-1]["sync_error_us"]))
@@ -452,6 +497,7 @@ def main(argv=None):
         if not args.quick:
             res["recover"] = recover_case(firmware, tmp, files)
             note("recover: %s" % res["recover"])
+    res["wall_s"] = round(time.monotonic() - w0, 1)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
     print(table(res))

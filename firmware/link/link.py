@@ -62,6 +62,11 @@ SYNC_FRAME_BYTES = const(20)     # SYNC and SYNC_R on the wire: 4 + 12 + 2, +1, 
 EDGE_GAP_US = const(60)
 EDGE_JITTER_US = const(2)        # what one edge stamp may be late by beyond another's
 EDGES_REPORTED = const(4)        # RX frame starts the answer carries, to find the SYNC's
+# SYNC and SYNC_R on edges: one length both ways, so that the time each sender spends
+# handing its frame to the UART (its own start-bit stamp waits for that) is the same
+# on both sides and cancels out of the offset: t1, t2, t3 (12), the count and the RX
+# starts (1 + 16), the follow-up's flag and q, t3, t3 before (1 + 12).
+EDGE_SYNC_BYTES = const(42)
 _TX_EDGES = const(8)             # frame starts remembered, each line
 _RX_EDGES = const(32)
 
@@ -303,10 +308,10 @@ class Link:
     # to the drift of the clocks (both boards watch the same wire).
     #
     # SYNC_R's payload: t1 (the question's own stamp, to match it) and the software
-    # stamps t2, t3 (12 bytes, what a port without edges uses), then up to
-    # EDGES_REPORTED recent RX frame starts (the question's among them), then, with a
-    # 0xFF byte ahead: q (the question answered before), t3 of that answer and the TX
-    # start before it.
+    # stamps t2, t3 (12 bytes, what a port without edges uses), then how many and which
+    # recent RX frame starts (the question's among them), then a flag (1) and the
+    # follow-up: q (the question answered before), t3 of that answer and the TX start
+    # before it. EDGE_SYNC_BYTES in all, and the SYNC as long.
 
     def _edge_sync(self, now):
         if self.authority:
@@ -315,7 +320,7 @@ class Link:
             self._sync_t = now
             q = self.clock.ticks_us()
             self._sync_q = q
-            b = bytearray(12)
+            b = bytearray(EDGE_SYNC_BYTES)
             _put32(b, 0, q)
             self._send(SYNC, 0, b)
             w = self._sync_w
@@ -338,10 +343,9 @@ class Link:
             self._answer = None
             fu = self._fu
             if fu is not None:
-                b.append(0xFF)
-                for v in fu:
-                    b.extend(b"\0\0\0\0")
-                    _put32(b, len(b) - 4, v)
+                b[29] = 1
+                for k in range(3):
+                    _put32(b, 30 + 4 * k, fu[k])
                 self._fu = None
             t3 = self.clock.ticks_us()
             _put32(b, 8, t3)             # the software stamp, for a peer without edges
@@ -349,15 +353,15 @@ class Link:
             self._ans_w = [_u32(b, 0), self._wrote_t]
 
     def _edge_answer(self, raw, h, end):
+        if end - h < EDGE_SYNC_BYTES:
+            return
         q = _u32(raw, h)
-        i = h + 12
-        reported = []
-        while i + 4 <= end and raw[i] != 0xFF and len(reported) < EDGES_REPORTED:
-            reported.append(_u32(raw, i))
-            i += 4
+        n = raw[h + 12]
+        n = n if n < EDGES_REPORTED else EDGES_REPORTED
+        reported = [_u32(raw, h + 13 + 4 * k) for k in range(n)]
         fu = None
-        if i + 13 <= end and raw[i] == 0xFF:
-            fu = (_u32(raw, i + 1), _u32(raw, i + 5), _u32(raw, i + 9))
+        if raw[h + 29] == 1:
+            fu = (_u32(raw, h + 30), _u32(raw, h + 34), _u32(raw, h + 38))
         # The answer before this one completes its exchange: t4 is its start on our RX.
         p = self._pend
         if fu is not None and p is not None and fu[0] == p[0]:
@@ -423,10 +427,11 @@ class Link:
                 # The question's start is among the latest frame starts on RX; the
                 # authority finds which (_edge_answer). The answer waits for a quiet
                 # line, so its own start is stamped too (reported with the next).
-                rx_e = self._rx_e
-                for t in rx_e[-EDGES_REPORTED:]:
-                    b.extend(b"\0\0\0\0")
-                    _put32(b, len(b) - 4, t)
+                rx_e = self._rx_e[-EDGES_REPORTED:]
+                b.extend(bytes(EDGE_SYNC_BYTES - 12))
+                b[12] = len(rx_e)
+                for k in range(len(rx_e)):
+                    _put32(b, 13 + 4 * k, rx_e[k])
                 self._answer = b
         elif kind == SYNC_R and end - F.HEAD >= 12 and self.authority:
             h = F.HEAD
