@@ -94,7 +94,18 @@ def _edge_after(starts, w):
     return None
 
 
-def _match(starts, t, before, after, until):
+def _plausible(sync, local_t, peer_t):
+    """Could our stamp local_t and the peer's peer_t be of one edge, by what the clock
+    sync knows already (within its bound)? Frames follow each other at the pace of the
+    loops, so gaps alone can repeat; the estimate tells which of them is meant."""
+    if not sync.synced():
+        return True
+    d = ticks_diff(peer_t, local_t) - sync.offset_at(local_t)
+    d = -d if d < 0 else d
+    return d <= sync.bound_at(local_t) + 4 * EDGE_JITTER_US
+
+
+def _match(starts, t, before, after, until, sync):
     """Our stamp of the frame start the peer stamped t (the one before it: before), among
     `starts`, after our stamp `after` and no later than `until`; None if not exactly one
     fits."""
@@ -103,7 +114,7 @@ def _match(starts, t, before, after, until):
     for k in range(1, len(starts)):
         s = starts[k]
         if ticks_diff(s, after) > 0 and ticks_diff(until, s) >= 0 and \
-                _close(ticks_diff(s, starts[k - 1]), gap):
+                _close(ticks_diff(s, starts[k - 1]), gap) and _plausible(sync, s, t):
             if found is not None:
                 return None
             found = s
@@ -365,7 +376,7 @@ class Link:
         # The answer before this one completes its exchange: t4 is its start on our RX.
         p = self._pend
         if fu is not None and p is not None and fu[0] == p[0]:
-            t4 = _match(self._rx_e, fu[1], fu[2], p[1], p[3])
+            t4 = _match(self._rx_e, fu[1], fu[2], p[1], p[3], self.sync)
             if t4 is not None:
                 if not self.edge_samples:
                     self.sync.reset()    # the software samples' bound is 100 times wider
@@ -386,7 +397,8 @@ class Link:
             n = 0
             gap = ticks_diff(t1, self._tx_e[k - 1])
             for j in range(1, len(reported)):
-                if _close(ticks_diff(reported[j], reported[j - 1]), gap):
+                if _close(ticks_diff(reported[j], reported[j - 1]), gap) and \
+                        _plausible(self.sync, t1, reported[j]):
                     t2 = reported[j]
                     n += 1
             if n == 1:
