@@ -107,7 +107,8 @@ class ClockSync:
             hi = x if x > hi else hi
         den = n * sxx - sx * sx
         span = hi - lo
-        if n >= 3 and span >= SPAN_US and den > 0:
+        fitted = n >= 3 and span >= SPAN_US and den > 0
+        if fitted:
             ppb = (n * sxy - sx * sy) * _BILLION // den
             if ppb > MAX_DRIFT_PPB:
                 ppb = MAX_DRIFT_PPB
@@ -129,9 +130,10 @@ class ClockSync:
         self.rtt_min = dmin
         e = (maxd + 1) // 2 + worst + 1
         self.base_bound = e
-        # A line through points each off by up to e, over `span`, may tilt by 2e/span.
+        # A line through points each off by up to e, over `span`, may tilt by 2e/span;
+        # a drift kept from before (too few trusted points to fit one) may be anything.
         self.slope_slack_ppb = DRIFT_SLACK_PPB + (
-            2 * e * _BILLION // span if span >= SPAN_US else MAX_DRIFT_PPB)
+            2 * e * _BILLION // span if fitted else MAX_DRIFT_PPB)
 
     def offset_at(self, local_t):
         """peer - local at local time local_t."""

@@ -181,3 +181,19 @@ def test_r43_edges_match_when_both_loops_poll_at_a_steady_pace():
     assert len(seen) > 400 and all(e <= b for e, b in seen), max(seen)
     assert p.auth.edge_samples >= 30
     assert sorted(b for e, b in seen)[len(seen) // 2] <= EDGE_BOUND_US
+
+
+def test_r43_two_trusted_exchanges_far_apart_fit_no_drift_so_claim_none():
+    # The peer runs 200 ppm fast. Two quick exchanges 1 s apart and a slow one between
+    # (not trusted): too few points to fit a drift, so the drift stays unknown, and the
+    # bound must grow at the worst drift's pace, not at a fitted one's.
+    from firmware.link.sync import ClockSync, MAX_DRIFT_PPB
+    s = ClockSync()
+    peer = lambda t: 50000 + t + t // 5000               # +200 ppm
+    assert s.sample(1000, peer(1005), peer(1005), 1010)
+    assert s.sample(500000, peer(502000), peer(502000), 504000)    # 4 ms round trip
+    assert s.sample(1001000, peer(1001005), peer(1001005), 1001010)
+    assert s.drift_ppb == 0 and s.slope_slack_ppb > MAX_DRIFT_PPB
+    later = 1301000
+    err = abs(s.to_local(peer(later)) - later)
+    assert err <= s.bound_at(later)
