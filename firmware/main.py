@@ -122,6 +122,8 @@ def run(start=None, log=True, probe=None):
     forget_boot(buttons)
     if log and link is None:           # no LINK PLAY; the single-handheld game goes on
         print("spit: no link (%s)" % why)
+    elif log and why:                  # it links, but its clock sync is 100 times coarser
+        print("spit: link without edge stamps (%s)" % why)
     from firmware.app import App, Ports
     from firmware.hw.storage import FileStorage
     from firmware.hw.clock import Clock

@@ -23,12 +23,50 @@ class DeviceClock:
         self.base = 0                # true time this clock was (re)started
 
     def ticks_us(self):
-        t = self.wire.now - self.base
+        return self.ticks_at(self.wire.now)
+
+    def ticks_at(self, true_us):
+        """What this clock read at the wire's true time true_us."""
+        t = true_us - self.base
         return (self.start + t + t * self.ppm // 1000000) & _MASK
 
     @property
     def now(self):
         return self.ticks_us()
+
+
+QUIET_US = 22                    # the edge watcher's quiet line (firmware/hw/link_uart.py)
+
+
+class SimEdges:
+    """The PIO edge stamps of a device's two link pins (firmware/hw/link_uart.py's
+    LinkEdges): the start of each frame sent on a line idle for QUIET_US, stamped exactly
+    on the device's own clock, on its TX pin as it leaves and on the peer's RX pin as it
+    arrives (after the wire's latency)."""
+
+    def __init__(self, wire, clock):
+        self.wire = wire
+        self.clock = clock
+        self.events = []             # [true time, "TX" | "RX"], in time order
+        self.dropped = 0
+
+    def add(self, true_us, which):
+        ev = self.events
+        k = len(ev)
+        while k and ev[k - 1][0] > true_us:
+            k -= 1
+        ev.insert(k, [true_us, which])
+
+    def frame_starts(self, out=None):
+        if out is None:
+            out = []
+        ev = self.events
+        k = 0
+        while k < len(ev) and ev[k][0] <= self.wire.now:
+            out.append((self.clock.ticks_at(ev[k][0]), ev[k][1]))
+            k += 1
+        del ev[:k]
+        return out
 
 
 class _End:
@@ -39,11 +77,17 @@ class _End:
         self.inq = []                # [arrival true time, byte]
         self.line_free = 0           # when this end's TX line is free again
         self.written = 0
+        self.edges = None            # a SimEdges, when the pair stamps edges
 
     def write(self, buf):
         w = self.wire
         other = w.ends[1 - self.k]
         t = self.line_free if self.line_free > w.now else w.now
+        if buf and t - self.line_free >= QUIET_US:
+            if self.edges is not None:
+                self.edges.add(t, "TX")
+            if other.edges is not None and not (w.cut_from <= t < w.cut_until or w.unplugged):
+                other.edges.add(t + w.latency_us, "RX")
         for b in buf:
             t += w.byte_us
             self.written += 1
@@ -124,11 +168,12 @@ class LinkedPair:
     millisecond, polls both links and steps each app when its own frame is due."""
 
     def __init__(self, framebuf_module, seed=1, ppm=(0, 0), starts=(1000, 700000000),
-                 frame_us=33333, **wire_kw):
+                 frame_us=33333, edges=False, **wire_kw):
         from firmware.app import App, Ports
         from host.ports import ScriptInput, Panel, LogSound, MemoryStorage
         self.wire = SimWire(seed=seed, **wire_kw)
         self.frame_us = frame_us
+        self.edges = edges           # both ends stamp frame starts (SimEdges)
         self.devs = []
         for k in (0, 1):
             self.devs.append(self._device(k, App, Ports, ScriptInput, Panel, LogSound,
@@ -141,6 +186,8 @@ class LinkedPair:
             pass
         d = Dev()
         d.clock = DeviceClock(self.wire, start, ppm)
+        if self.edges:
+            self.wire.ends[k].edges = SimEdges(self.wire, d.clock)
         d.inp = ScriptInput(d.clock)
         d.pad = _PadInput(d.inp, d.clock)
         d.disp = Panel(fbm)

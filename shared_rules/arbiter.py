@@ -68,33 +68,47 @@ class Arbiter:
                             bound_us])
         self._seq += 1
 
+    def reach_us(self, player):
+        """How long before a press of `player` an earlier queued press may have been
+        touched and still be at its instant (R43: within a bound): the owner settles
+        no nearer than this before queuing the press, or a tie would be split."""
+        reach = 0
+        for e in self._queue:
+            if e[4] > reach:
+                reach = e[4]
+        return reach
+
     def settle(self, now_us):
         """Apply every queued action touched at least window_us before now_us, in touch
-        order; return [(action, t_us, reason)], reason None when applied."""
-        due = []
-        keep = []
-        for e in self._queue:
-            if ticks_diff(now_us, e[0]) >= self.window_us:
-                due.append(e)
-            else:
-                keep.append(e)
-        if not due:
+        order; return [(action, t_us, reason)], reason None when applied. An instant
+        (equal stamps, or stamps within a bound, R43) is settled whole or not at all:
+        while one of its presses is younger than the window it waits, and so does
+        everything touched after it."""
+        q = self._queue
+        w = self.window_us
+        for e in q:
+            if ticks_diff(now_us, e[0]) >= w:
+                break
+        else:
             return []
-        self._queue = keep
-        due.sort(key=lambda e: (ticks_diff(e[0], now_us), e[1]))
+        q.sort(key=lambda e: (ticks_diff(e[0], now_us), e[1]))
         results = []
+        n = len(q)
         i = 0
-        while i < len(due):
+        while i < n:
             k = i + 1
-            while k < len(due) and _same_instant(due[k - 1], due[k]):
+            while k < n and _same_instant(q[k - 1], q[k]):
                 k += 1
-            group = due[i:k]
+            if ticks_diff(now_us, q[k - 1][0]) < w:
+                break           # sorted: the instant's last press is its youngest
+            group = q[i:k]
             if k - i > 1 and _both_players(group):
                 self._settle_tie(group, results)
             else:
                 for e in group:
                     self._apply(e, results)
             i = k
+        self._queue = q[i:]
         return results
 
     def _apply(self, e, results, tie_loser=False):

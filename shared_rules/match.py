@@ -72,8 +72,10 @@ class Match:
         if self.arbiter.pending():
             # Decide everything touched well before this press first, so the Pad reads
             # the table as it was when this button closed (and a fumble touched just
-            # before it has started).
-            self.settle(t)
+            # before it has started); but nothing this press may still tie with (R43:
+            # within a linked press's bound, however far past the window).
+            reach = self.arbiter.reach_us(p)
+            self.settle(ticks_add(t, -reach) if reach else t)
             if self.ended:
                 return ENDED
         if self.fumbles.dead(p, t):

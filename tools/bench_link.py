@@ -3,7 +3,10 @@ after a cut, the link's CPU time. Writes build/link-bench.json and prints a tabl
 
     make bench-link                 # or: python tools/bench_link.py [--quick]
 
-Both chips run tools/link_probe_device.py (the asker on chip 0, the answerer on chip 1)
+The real game firmware (main.py and all) on both chips, linked from the menu: the
+host's clock sync read out after a deal and a stretch of the game, and presses on
+both at set gaps, judged from the stamps and bounds its arbiter was given. Then both
+chips run tools/link_probe_device.py (the asker on chip 0, the answerer on chip 1)
 over the real UART0 and the PIO edge capture of firmware/hw/link_uart.py. The harness
 knows both clocks exactly (desktop_emulator/pico/link.py: true_offset_us), so every
 offset the asker estimates is compared with the truth. Figures are guest time.
@@ -225,10 +228,202 @@ def recover_case(firmware, workdir, files, cut_ms=2000):
                 "cut_bytes": pair.counters.get("cut")}
 
 
+GAME_BUTTONS = (2, 3, 14, 15)
+_SYNC_STATE = ("(lambda l: [l.authority, l.edge_samples, l.sync._s, l.sync.t0, l.sync.offset, "
+               "l.sync.drift_ppb, l.sync.base_bound, l.sync.slope_slack_ppb, "
+               "__import__('time').ticks_us(), l.edges is not None, len(l._tx_e), len(l._rx_e)])"
+               "(__import__('firmware.main').main.app.linkplay.link)")
+
+
+def _wait_both(pair, pattern, guest_ms, wall_s):
+    """Run until both chips' consoles match `pattern` (a bytes regex) -> the matches."""
+    import re
+    rx = re.compile(pattern)
+    found = [None, None]
+    end = pair.t_ns + guest_ms * MS
+    while True:
+        for i, c in enumerate(pair.chips):
+            if found[i] is None:
+                m = rx.search(bytes(c.serial))
+                if m:
+                    found[i] = m
+                    del c.serial[:m.end()]
+        if found[0] and found[1]:
+            return found
+        if pair.t_ns >= end:
+            raise DeviceError("no %r on both chips within %d guest ms" % (pattern, guest_ms),
+                              bytes(pair.chips[0].serial[-300:]) + b" / " +
+                              bytes(pair.chips[1].serial[-300:]))
+        pair.run_for(20_000, wall_s=wall_s)
+
+
+def game_sync_case(firmware, files, ppm, lobby_ms=1200, game_ms=1200, wall_s=900.0):
+    """The real firmware (main.py and all) on both chips: LINK PLAY chosen on chip 0,
+    the host deals, game_ms of the game; then both stopped (Ctrl-C) and the host's clock
+    sync read out: each of its kept exchanges, and its fitted line at each, against the
+    harness's true offset; the bound the arbiter used at those moments."""
+    from desktop_emulator.pico.link import LinkedPicos
+    w0 = time.monotonic()
+    with LinkedPicos(firmware, files=(files, files), buttons=GAME_BUTTONS,
+                     timer_start_us=TIMER_STARTS) as pair:
+        pair.faults(ppm=ppm)
+        pair.boot()
+        pair.wait_lines([b"spit: screen=title", b"spit: screen=title"], guest_ms=5000,
+                        wall_s=wall_s)
+        a = pair.chips[0]
+        a.press(GAME_BUTTONS[0], hold_us=40_000)      # A: to LINK PLAY
+        pair.run_for(120_000, wall_s=wall_s)
+        a.press(GAME_BUTTONS[1], hold_us=40_000)      # B: choose it
+        links = _wait_both(pair, rb"spit: link LINKED host=([01])", 2000, wall_s)
+        host_i = [int(m.group(1)) for m in links].index(1)
+        host = pair.chips[host_i]
+        pair.run_for(lobby_ms * 1000, wall_s=wall_s)
+        host.press(GAME_BUTTONS[1], hold_us=40_000)   # B: deal
+        pair.run_for(game_ms * 1000, wall_s=wall_s)
+        host.interrupt(wall_s=wall_s)
+        host.enter_raw(soft_reset=False, wall_s=wall_s)
+        st = host.eval_json(_SYNC_STATE, guest_ms=3000, wall_s=wall_s)
+        screen = bytes(pair.chips[1 - host_i].serial)
+        auth, edge_samples, samples, t0, offset, drift, base, slack, now = st[:9]
+        sign = 1 if host_i == 0 else -1        # peer - local, as the host sees it
+        raw, fitted, bounds = [], [], []
+        for mid, off, rtt in samples:
+            truth = sign * pair.true_offset_us(pair.true_ns(host_i, host.guest_ns(mid)))
+            dt = ticks_diff(mid, t0)
+            raw.append(off - truth)
+            fitted.append(offset + drift * dt / 1e9 - truth)
+            bounds.append(base + abs(dt) * slack / 1e9)
+        truth_now = sign * pair.true_offset_us(pair.true_ns(host_i, host.guest_ns(now)))
+        dt_now = ticks_diff(now, t0)
+        return {
+            "ppm": list(ppm), "firmware": "game (main.py)", "host_chip": host_i,
+            "authority": auth, "edge_samples": edge_samples, "kept": len(samples),
+            "edges": st[9:],
+            "sync_error_us": percentiles(fitted),
+            "sample_error_us": percentiles(raw),
+            "bound_us": {"min": round(min(bounds), 1), "max": round(max(bounds), 1)}
+            if bounds else None,
+            "error_now_us": round(offset + drift * dt_now / 1e9 - truth_now, 2),
+            "bound_now_us": round(base + abs(dt_now) * slack / 1e9, 1),
+            "within_bound": all(abs(e) <= b for e, b in zip(fitted, bounds)),
+            "guest_s": round(pair.t_ns / 1e9, 3), "wall_s": round(time.monotonic() - w0, 1),
+            "guest_console_tail": screen[-120:].decode(errors="replace"),
+        }
+
+
+_RECORDS = ("[r for r in __import__('firmware.main').main.app.replay.records "
+            "if r[0] in ('bound', 'frame') or (r[0] == 'button' and r[4])]")
+
+
+def game_race_case(firmware, files, ppm, gaps_us, per_gap, lobby_ms=1200, wall_s=900.0):
+    """The real firmware on both chips, in a linked game: each handheld's player presses
+    A (the cursor: never a conflict on the table) g µs after or before the other's, for
+    each gap. The host's recording holds every press the game's arbiter was given, in
+    game time (its own player's stamps and the guest's converted ones) and the bound it
+    was given with them: the verdict R43 makes of those (a tie within the bound, else
+    the earlier stamp) is compared with the true order."""
+    from desktop_emulator.pico.link import LinkedPicos
+    w0 = time.monotonic()
+    spacing_ms = 60
+    with LinkedPicos(firmware, files=(files, files), buttons=GAME_BUTTONS,
+                     timer_start_us=TIMER_STARTS) as pair:
+        pair.faults(ppm=ppm)
+        pair.boot()
+        pair.wait_lines([b"spit: screen=title", b"spit: screen=title"], guest_ms=5000,
+                        wall_s=wall_s)
+        a = pair.chips[0]
+        a.press(GAME_BUTTONS[0], hold_us=40_000)
+        pair.run_for(120_000, wall_s=wall_s)
+        a.press(GAME_BUTTONS[1], hold_us=40_000)
+        links = _wait_both(pair, rb"spit: link LINKED host=([01])", 2000, wall_s)
+        host_i = [int(m.group(1)) for m in links].index(1)
+        host = pair.chips[host_i]
+        pair.run_for(lobby_ms * 1000, wall_s=wall_s)
+        host.press(GAME_BUTTONS[1], hold_us=40_000)           # deal
+        pair.run_for(300_000, wall_s=wall_s)
+        for c in pair.chips:                                   # "Spit!" on each
+            c.press(GAME_BUTTONS[1], hold_us=40_000)
+        pair.run_for(400_000, wall_s=wall_s)
+        plan = []
+        t = pair.t_ns + 50 * MS
+        for g in gaps_us:
+            for k in range(per_gap):
+                first = k % 2                                  # the chip that presses first
+                times = [t, t]
+                times[1 - first] = t + g * US
+                plan.append((g, first))
+                for i in range(2):
+                    at = pair.local_ns(i, times[i])
+                    pair.chips[i].schedule([(at, GAME_BUTTONS[0], 0),
+                                            (at + 20 * MS, GAME_BUTTONS[0], 1)])
+                t += spacing_ms * MS
+        pair.run_to(t + 300 * MS, wall_s=wall_s)
+        host.interrupt(wall_s=wall_s)
+        host.enter_raw(soft_reset=False, wall_s=wall_s)
+        recs = host.eval_json(_RECORDS, guest_ms=5000, wall_s=wall_s)
+        guest_s = pair.t_ns / 1e9
+    me = {host_i: 0, 1 - host_i: 1}          # chip -> player (the host is player 0)
+    presses = [[], []]                        # per player: (stamp, bound in force)
+    bound = 0
+    pending = []
+    for r in recs:
+        if r[0] == "bound":
+            bound = r[3]             # for the whole frame it is recorded in (host/replays.py)
+        elif r[0] == "button":
+            pending.append(r)
+        else:
+            for b in pending:
+                presses[b[2]].append((b[1], bound if b[2] == 1 else 0))
+            pending = []
+    # Each player's last len(plan) presses are the races' (before them: "Spit!").
+    n = len(plan)
+    rows = {g: {"gap_us": g, "n": 0, "earlier_won": 0, "ties": 0, "misordered": 0}
+            for g in gaps_us}
+    over = 0
+    bounds = []
+    if len(presses[0]) >= n and len(presses[1]) >= n:
+        p0 = presses[0][-n:]
+        p1 = presses[1][-n:]
+        for (g, first), (t0, _b0), (t1, b1) in zip(plan, p0, p1):
+            row = rows[g]
+            row["n"] += 1
+            bounds.append(b1)
+            d = ticks_diff(t1, t0)            # player 1's stamp - player 0's, game time
+            first_player = me[first]
+            if abs(d) <= b1:
+                row["ties"] += 1
+            elif g == 0 or (d > 0) == (first_player == 0):
+                row["earlier_won"] += 1
+            else:
+                row["misordered"] += 1
+                over = max(over, g)
+    return {"ppm": list(ppm), "firmware": "game (main.py)", "races": [rows[g] for g in gaps_us],
+            "planned": n, "recorded": [len(presses[0]), len(presses[1])],
+            "misordered_over_us": over,
+            "bound_us": {"min": min(bounds), "max": max(bounds)} if bounds else None,
+            "guest_s": round(guest_s, 3), "wall_s": round(time.monotonic() - w0, 1)}
+
+
 def table(res):
     rows = ["link bench (two emulated Picos, 1 Mbaud, PIO edge stamps; guest time)", ""]
     rows.append("%-28s %8s %8s %8s %6s" % ("sync_error_us", "p50", "p99", "max", "n"))
-    for c in res["sync"]:
+    for c in res.get("game_sync", []):
+        p = c["sync_error_us"]
+        rows.append("%-28s %8s %8s %8s %6s   bound %s..%s us, within: %s, edge exchanges %s" % (
+            "GAME ppm %s" % c["ppm"][1], p.get("p50"), p.get("p99"), p.get("max"), p["n"],
+            (c["bound_us"] or {}).get("min"), (c["bound_us"] or {}).get("max"),
+            c["within_bound"], c["edge_samples"]))
+    if res.get("game_races"):
+        r = res["game_races"]
+        rows += ["", "GAME races (ppm %s, bound %s us; verdicts of R43 on the stamps and bounds "
+                 "the game's arbiter was given)" % (r["ppm"][1], r["bound_us"]),
+                 "%8s %5s %12s %5s %11s" % ("gap_us", "n", "earlier_won", "ties", "misordered")]
+        for x in r["races"]:
+            rows.append("%8d %5d %12d %5d %11d" % (x["gap_us"], x["n"], x["earlier_won"],
+                                                  x["ties"], x["misordered"]))
+        rows.append("misordered_over_us %d" % r["misordered_over_us"])
+        rows.append("")
+    for c in res.get("sync", []):
         for key, label in (("sync_error_us", "edge stamps"), ("predicted_error_us", "  drift-fit prediction"),
                            ("sync_error_sw_us", "  software stamps")):
             p = c[key]
@@ -245,9 +440,11 @@ def table(res):
     if res.get("recover"):
         rows += ["", "recover_ms after a %d ms cut: %s" % (res["recover"]["cut_ms"],
                                                           res["recover"]["recover_ms"])]
-    c = res["sync"][0]
-    rows += ["", "link CPU per loop pass (us): p50 %s p99 %s max %s" % (
-        c["link_cpu_us"]["p50"], c["link_cpu_us"]["p99"], c["link_cpu_us"]["max"])]
+    if res.get("sync"):
+        c = res["sync"][0]
+        rows += ["", "link CPU per loop pass (us): p50 %s p99 %s max %s" % (
+            c["link_cpu_us"]["p50"], c["link_cpu_us"]["p99"], c["link_cpu_us"]["max"])]
+    rows.append("wall time %.0f s" % res.get("wall_s", 0))
     return "\n".join(rows)
 
 
@@ -260,13 +457,40 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="shorter runs (a smoke test)")
     ap.add_argument("--firmware", help="the MicroPython UF2 (default: ../shared/rp2)")
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--no-probe", action="store_true", help="only the game firmware")
+    ap.add_argument("--no-game", action="store_true", help="only the probe")
+    ap.add_argument("--game-ppm", default="0,200,-200",
+                    help="chip 1's crystal error in ppm for each game sync run (default "
+                         "0,200,-200; the races run at +200)")
     args = ap.parse_args(argv)
     import tempfile
+    w0 = time.monotonic()
     firmware = find_firmware(args.firmware) if args.firmware else find_firmware()
     dur = 400 if args.quick else 1000
     res = {"sync": []}
     with tempfile.TemporaryDirectory(prefix="spit-link-") as tmp:
         files = device_files(tmp, firmware)
+        if not args.no_game:
+            # The real firmware: main.py and all, linked from the menu (R43's sync as
+            # the game does it, and the stamps and bounds its arbiter is given).
+            game_files = devicefiles.build(Path(tmp) / "game", driver=firmware.ssd1306)
+            res["game_sync"] = []
+            for ppm in [(0, int(x)) for x in args.game_ppm.split(",") if x.strip()]:
+                res["game_sync"].append(game_sync_case(firmware, game_files, ppm))
+                note("game sync ppm %s: %s bound %s (%.0f s)" % (
+                    ppm[1], res["game_sync"][-1]["sync_error_us"],
+                    res["game_sync"][-1]["bound_us"], res["game_sync"][-1]["wall_s"]))
+            gaps = [0, 5, 10, 20, 50, 100, 1000] if not args.quick else [0, 10, 100]
+            res["game_races"] = game_race_case(firmware, game_files, (0, 200), gaps,
+                                               2 if args.quick else 4)
+            note("game races: %s" % res["game_races"]["races"])
+        if args.no_probe:
+            res["wall_s"] = round(time.monotonic() - w0, 1)
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
+            print(table(res))
+            print("\nwrote %s" % args.out)
+            return 0
         for ppm in ((0, 0), (0, 200), (0, -200)):
             res["sync"].append(sync_case(firmware, tmp, files, ppm, dur, 20))
             note("sync ppm %s: %s" % (ppm[1], res["sync"][-1]["sync_error_us"]))
@@ -276,6 +500,7 @@ def main(argv=None):
         if not args.quick:
             res["recover"] = recover_case(firmware, tmp, files)
             note("recover: %s" % res["recover"])
+    res["wall_s"] = round(time.monotonic() - w0, 1)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
     print(table(res))

@@ -50,9 +50,12 @@ def build_hardware(machine, pins):
 
 def build_link(machine):
     """The link cable's port (UART0, firmware/hw/link_uart.py), or (None, why) when the
-    UART or its pins cannot be claimed: one handheld's game never depends on the cable."""
+    UART or its pins cannot be claimed: one handheld's game never depends on the cable.
+    The port stamps frame starts on its pins (PIO) for the clock sync (R43); without a
+    free PIO it still links, on software stamps, and `why` says so."""
     try:
         from firmware.hw.link_uart import UartLink
-        return UartLink(machine), ""
+        link = UartLink(machine, stamp_edges=True)
+        return link, link.edges_why
     except (OSError, ValueError, ImportError, AttributeError) as e:
         return None, "%s: %s" % (type(e).__name__, e)

@@ -18,6 +18,13 @@ class LinkArbiter(Arbiter):
         self._noted = 0          # the bound last told to note(), and whose it was
         self._noted_p = remote
 
+    def reach_us(self, player):
+        # A press of the remote player will carry the bound in force (R43).
+        reach = Arbiter.reach_us(self, player)
+        if player == self.remote and self.bound_us > reach:
+            reach = self.bound_us
+        return reach
+
     def press(self, action, t_us, bound_us=0):
         if not bound_us and _player(action) == self.remote:
             bound_us = self.bound_us

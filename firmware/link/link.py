@@ -55,11 +55,70 @@ RESEND_US = const(60000)
 WINDOW = const(8)                # DATA frames in flight
 READS = const(8)                 # reads per poll at most: a flood cannot hold the loop
 INBOX_MAX = const(64)
-SYNC_FRAME_BYTES = const(20)     # SYNC and SYNC_R on the wire: 4 + 12 + 2, +1, +1            # messages not yet taken by the game; beyond: not acked
+SYNC_FRAME_BYTES = const(20)     # SYNC and SYNC_R on the wire: 4 + 12 + 2, +1, +1
+# Edge stamps (a port with `edges`, firmware/hw/link_uart.py): a SYNC or SYNC_R goes out
+# only on a line idle this long, so that its start bit is a frame start the PIO stamps
+# on both boards (it needs ~22 us of quiet).
+EDGE_GAP_US = const(60)
+EDGE_JITTER_US = const(2)        # what one edge stamp may be late by beyond another's
+EDGES_REPORTED = const(4)        # RX frame starts the answer carries, to find the SYNC's
+# SYNC and SYNC_R on edges: one length both ways, so that the time each sender spends
+# handing its frame to the UART (its own start-bit stamp waits for that) is the same
+# on both sides and cancels out of the offset: t1, t2, t3 (12), the count and the RX
+# starts (1 + 16), the follow-up's flag and q, t3, t3 before (1 + 12).
+EDGE_SYNC_BYTES = const(42)
+_TX_EDGES = const(8)             # frame starts remembered, each line
+_RX_EDGES = const(32)
 
 
 def _u32(b, i):
     return (b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]
+
+
+def _close(a, b):
+    """Two stamped gaps of the same wire, one on each clock: equal to the drift (at most
+    1000 ppm) and the stamps' jitter."""
+    d = a - b
+    d = -d if d < 0 else d
+    m = a if a > 0 else -a
+    return d <= m // 1000 + 4 * EDGE_JITTER_US
+
+
+def _edge_after(starts, w):
+    """The first frame start at or after the write at w (a write on an idle line starts
+    its frame within microseconds), or None."""
+    for t in starts:
+        d = ticks_diff(t, w)
+        if -EDGE_JITTER_US <= d <= 5 * EDGE_GAP_US:
+            return t
+    return None
+
+
+def _plausible(sync, local_t, peer_t):
+    """Could our stamp local_t and the peer's peer_t be of one edge, by what the clock
+    sync knows already (within its bound)? Frames follow each other at the pace of the
+    loops, so gaps alone can repeat; the estimate tells which of them is meant."""
+    if not sync.synced():
+        return True
+    d = ticks_diff(peer_t, local_t) - sync.offset_at(local_t)
+    d = -d if d < 0 else d
+    return d <= sync.bound_at(local_t) + 4 * EDGE_JITTER_US
+
+
+def _match(starts, t, before, after, until, sync):
+    """Our stamp of the frame start the peer stamped t (the one before it: before), among
+    `starts`, after our stamp `after` and no later than `until`; None if not exactly one
+    fits."""
+    gap = ticks_diff(t, before)
+    found = None
+    for k in range(1, len(starts)):
+        s = starts[k]
+        if ticks_diff(s, after) > 0 and ticks_diff(until, s) >= 0 and \
+                _close(ticks_diff(s, starts[k - 1]), gap) and _plausible(sync, s, t):
+            if found is not None:
+                return None
+            found = s
+    return found
 
 
 def _put32(b, i, v):
@@ -99,6 +158,21 @@ class Link:
         self._beat_t = now
         self._sync_t = now
         self._sync_q = -1            # t1 of the question in flight
+        # Edge stamps (R43): the frame starts on this board's two pins, as its own PIO
+        # saw them, so each side knows its stamps of the same physical edges.
+        self.edges = getattr(port, "edges", None)
+        self.byte_us = getattr(port, "byte_us", 0)
+        self._line_free = now        # when what this side wrote will have left
+        self._wrote_t = now          # when the last frame was handed to the port
+        self._tx_e = []              # recent frame starts on our TX line (our clock)
+        self._rx_e = []              # and on our RX line
+        self._ev = []                # frame_starts() out buffer
+        self._sync_w = []            # authority: [question t1, write time] recent SYNCs
+        self._pend = None            # authority: [q, t1, t2] awaiting the peer's t3
+        self._answer = None          # follower: the SYNC_R to send when the line is idle
+        self._ans_w = None           # follower: [q, write time] of the last SYNC_R sent
+        self._fu = None              # follower: [q, t3, t3 before] for the next SYNC_R
+        self.edge_samples = 0
         # The reliable channel.
         self._tx_seq = 0
         self._inflight = []          # [seq, payload]
@@ -116,9 +190,30 @@ class Link:
     # ---- sending ------------------------------------------------------------------
     def _send(self, kind, seq, payload):
         self.frames_out += 1
-        self.port.write(F.encode(self.version, kind, seq, self._rx_expect, payload))
+        f = F.encode(self.version, kind, seq, self._rx_expect, payload)
+        if self.edges is not None:
+            now = self.clock.ticks_us()
+            start = self._line_free if ticks_diff(self._line_free, now) > 0 else now
+            self._line_free = (start + len(f) * self.byte_us) & 0x3FFFFFFF
+            # When the frame went to the port: its start bit follows within µs (the
+            # encoding above takes a while on the device, so not before it).
+            self._wrote_t = self.clock.ticks_us()
+        self.port.write(f)
         if kind != HELLO:
             self._ack_due = False
+
+    def _idle(self, now):
+        return ticks_diff(now, self._line_free) >= EDGE_GAP_US
+
+    def _take_edges(self):
+        ev = self._ev
+        self.edges.frame_starts(ev)
+        for t, which in ev:
+            h = self._tx_e if which == "TX" else self._rx_e
+            h.append(t)
+            if len(h) > (_TX_EDGES if which == "TX" else _RX_EDGES):
+                del h[0]
+        del ev[:]
 
     def _hello(self, now):
         self._hello_t = now
@@ -155,12 +250,17 @@ class Link:
         """Read what came, answer, resend, keep the heartbeat; never blocks."""
         port = self.port
         rx = self._rx
+        edges = self.edges is not None
         for _ in range(READS):
             n = port.readinto(rx)
             if not n:
                 break
             self._rt = self.clock.ticks_us()
+            if edges:
+                self._take_edges()   # a frame read now has its start stamped already
             self.dec.feed(rx, n, self._frame)
+        if edges:
+            self._take_edges()
         if now is None:
             now = self.clock.ticks_us()
         st = self.state
@@ -176,8 +276,11 @@ class Link:
         if self.peer_uid is None:
             return st
         if st == LINKED:
+            if edges:
+                self._edge_sync(now)
             self._pump(now)
-            if self.authority and ticks_diff(now, self._sync_t) >= SYNC_US:
+            if self.authority and ticks_diff(now, self._sync_t) >= SYNC_US and \
+                    not edges:
                 self._sync_t = now
                 self._sync_q = self.clock.ticks_us()
                 # As long as the answer: both ways spend the same time on the line.
@@ -204,6 +307,103 @@ class Link:
                 self._sent_t = now
             fl.append(e)
             self._send(DATA, e[0], p)
+
+    # ---- the clock exchange on edge stamps (R43) ------------------------------------
+    # The four stamps of an exchange are PIO stamps of two physical edges: the SYNC's
+    # start bit, leaving the authority's TX pin (t1) and reaching the follower's RX pin
+    # (t2), and the SYNC_R's start bit, leaving the follower (t3) and reaching the
+    # authority (t4). Each side knows for sure only the stamps of what it wrote itself
+    # (the first start on its TX pin after writing on an idle line). The other two are
+    # found among the frame starts on the RX pin by their spacing: the gap between a
+    # frame start and the one before is the same on both boards' stamps of that line,
+    # to the drift of the clocks (both boards watch the same wire).
+    #
+    # SYNC_R's payload: t1 (the question's own stamp, to match it) and the software
+    # stamps t2, t3 (12 bytes, what a port without edges uses), then how many and which
+    # recent RX frame starts (the question's among them), then a flag (1) and the
+    # follow-up: q (the question answered before), t3 of that answer and the TX start
+    # before it. EDGE_SYNC_BYTES in all, and the SYNC as long.
+
+    def _edge_sync(self, now):
+        if self.authority:
+            if ticks_diff(now, self._sync_t) < SYNC_US or not self._idle(now):
+                return
+            self._sync_t = now
+            q = self.clock.ticks_us()
+            self._sync_q = q
+            b = bytearray(EDGE_SYNC_BYTES)
+            _put32(b, 0, q)
+            self._send(SYNC, 0, b)
+            w = self._sync_w
+            w.append([q, self._wrote_t])
+            if len(w) > 3:
+                del w[0]
+            return
+        aw = self._ans_w
+        if aw is not None:
+            t3 = _edge_after(self._tx_e, aw[1])
+            if t3 is not None:
+                k = self._tx_e.index(t3)
+                if k > 0:
+                    self._fu = [aw[0], t3, self._tx_e[k - 1]]
+                self._ans_w = None
+            elif ticks_diff(now, aw[1]) > 5 * EDGE_GAP_US:
+                self._ans_w = None   # its start was not stamped (a dropped stamp)
+        b = self._answer
+        if b is not None and self._idle(now):
+            self._answer = None
+            fu = self._fu
+            if fu is not None:
+                b[29] = 1
+                for k in range(3):
+                    _put32(b, 30 + 4 * k, fu[k])
+                self._fu = None
+            t3 = self.clock.ticks_us()
+            _put32(b, 8, t3)             # the software stamp, for a peer without edges
+            self._send(SYNC_R, 0, b)
+            self._ans_w = [_u32(b, 0), self._wrote_t]
+
+    def _edge_answer(self, raw, h, end):
+        if end - h < EDGE_SYNC_BYTES:
+            return
+        q = _u32(raw, h)
+        n = raw[h + 12]
+        n = n if n < EDGES_REPORTED else EDGES_REPORTED
+        reported = [_u32(raw, h + 13 + 4 * k) for k in range(n)]
+        fu = None
+        if raw[h + 29] == 1:
+            fu = (_u32(raw, h + 30), _u32(raw, h + 34), _u32(raw, h + 38))
+        # The answer before this one completes its exchange: t4 is its start on our RX.
+        p = self._pend
+        if fu is not None and p is not None and fu[0] == p[0]:
+            t4 = _match(self._rx_e, fu[1], fu[2], p[1], p[3], self.sync)
+            if t4 is not None:
+                if not self.edge_samples:
+                    self.sync.reset()    # the software samples' bound is 100 times wider
+                if self.sync.sample(p[1], p[2], fu[1], t4, 0, EDGE_JITTER_US):
+                    self.edge_samples += 1
+        self._pend = None
+        # This answer's question: its start on our TX, found on the follower's RX.
+        for w in self._sync_w:
+            if w[0] != q:
+                continue
+            t1 = _edge_after(self._tx_e, w[1])
+            if t1 is None:
+                return
+            k = self._tx_e.index(t1)
+            if k == 0 or len(reported) < 2:
+                return
+            t2 = None
+            n = 0
+            gap = ticks_diff(t1, self._tx_e[k - 1])
+            for j in range(1, len(reported)):
+                if _close(ticks_diff(reported[j], reported[j - 1]), gap) and \
+                        _plausible(self.sync, t1, reported[j]):
+                    t2 = reported[j]
+                    n += 1
+            if n == 1:
+                self._pend = [q, t1, t2, self._rt]   # _rt: its answer was in by then
+            return
 
     # ---- receiving ----------------------------------------------------------------
     def _frame(self, version, kind, seq, ack, raw, end):
@@ -233,11 +433,26 @@ class Link:
             b[0:4] = raw[F.HEAD:F.HEAD + 4]
             _put32(b, 4, t2)
             _put32(b, 8, self.clock.ticks_us())
-            self._send(SYNC_R, 0, b)
+            if self.edges is None:
+                self._send(SYNC_R, 0, b)
+            else:
+                # The question's start is among the latest frame starts on RX; the
+                # authority finds which (_edge_answer). The answer waits for a quiet
+                # line, so its own start is stamped too (reported with the next).
+                rx_e = self._rx_e[-EDGES_REPORTED:]
+                b.extend(bytes(EDGE_SYNC_BYTES - 12))
+                b[12] = len(rx_e)
+                for k in range(len(rx_e)):
+                    _put32(b, 13 + 4 * k, rx_e[k])
+                self._answer = b
         elif kind == SYNC_R and end - F.HEAD >= 12 and self.authority:
             h = F.HEAD
             t1 = _u32(raw, h)
-            if t1 == self._sync_q:
+            if self.edges is not None and end - h > 12:
+                self._edge_answer(raw, h, end)
+            if t1 == self._sync_q and not self.edge_samples:
+                # Software stamps until the first exchange on edge stamps is complete
+                # (and for good if either side has no edges).
                 self._sync_q = -1
                 self.sync.sample(t1, _u32(raw, h + 4), _u32(raw, h + 8), self._rt,
                                  2 * self.frame_us)
@@ -299,6 +514,10 @@ class Link:
             self.authority = self.uid > uid
         self.epoch += 1
         self.sync.reset()
+        self.edge_samples = 0        # software stamps again until the edges match
+        self._pend = None
+        self._fu = None
+        self._answer = None
         self._tx_seq = 0
         self._rx_expect = 0
         if not first:

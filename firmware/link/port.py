@@ -18,6 +18,11 @@ class LinkPort:
     byte_us             (optional) µs one byte takes on the line (10 bits at the baud
                         rate), so the clock sync can take the known part of a round
                         trip out of its uncertainty; 0 or absent: unknown.
+    edges               (optional) the frame starts on the line, stamped on the wire:
+                        edges.frame_starts(out) appends (ticks_us, "TX" | "RX") for each
+                        frame that began after a quiet line, since the last call, on
+                        the clock port's clock (firmware/hw/link_uart.py LinkEdges). With
+                        it (and byte_us) the clock sync stamps the wire, not the loop.
 
     Time is not the port's business: the link stamps what it sends and receives with
     the app's clock port (ticks_us(), the clock the buttons are stamped with).

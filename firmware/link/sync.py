@@ -52,11 +52,18 @@ class ClockSync:
     def synced(self):
         return self.base_bound >= 0
 
-    def sample(self, t1, t2, t3, t4, line_us=0):
+    def sample(self, t1, t2, t3, t4, line_us=0, jitter_us=0):
         """One timed exchange (t1, t4 on this clock; t2, t3 on the peer's). line_us:
         what the two frames spent on the line, known from their length (equal both
-        ways, so it moves no offset; only the rest of the round trip is uncertain)."""
+        ways, so it moves no offset; only the rest of the round trip is uncertain).
+        jitter_us: edge stamps (t1 and t2 one edge on the wire, t3 and t4 another): the
+        round trip is the wire's few ns plus how late each stamp was taken, and a late
+        stamp on the sending side makes it negative. Its size, either way, is what one
+        late stamp can move the offset by (twice over), and jitter_us is added for what
+        the stamps' own jitter hides."""
         rtt = ticks_diff(t4, t1) - ticks_diff(t3, t2) - line_us
+        if jitter_us:
+            rtt = (-rtt if rtt < 0 else rtt) + 2 * jitter_us
         if rtt < 0 or ticks_diff(t4, t1) < 0:
             return False             # stamps out of order: not an answer to this question
         off = (ticks_diff(t2, t1) + ticks_diff(t3, t4)) // 2
@@ -100,7 +107,8 @@ class ClockSync:
             hi = x if x > hi else hi
         den = n * sxx - sx * sx
         span = hi - lo
-        if n >= 3 and span >= SPAN_US and den > 0:
+        fitted = n >= 3 and span >= SPAN_US and den > 0
+        if fitted:
             ppb = (n * sxy - sx * sy) * _BILLION // den
             if ppb > MAX_DRIFT_PPB:
                 ppb = MAX_DRIFT_PPB
@@ -122,9 +130,10 @@ class ClockSync:
         self.rtt_min = dmin
         e = (maxd + 1) // 2 + worst + 1
         self.base_bound = e
-        # A line through points each off by up to e, over `span`, may tilt by 2e/span.
+        # A line through points each off by up to e, over `span`, may tilt by 2e/span;
+        # a drift kept from before (too few trusted points to fit one) may be anything.
         self.slope_slack_ppb = DRIFT_SLACK_PPB + (
-            2 * e * _BILLION // span if span >= SPAN_US else MAX_DRIFT_PPB)
+            2 * e * _BILLION // span if fitted else MAX_DRIFT_PPB)
 
     def offset_at(self, local_t):
         """peer - local at local time local_t."""

@@ -20,7 +20,7 @@ from shared_rules.game import PLAY
 SEED = 3
 LATENCY_US = 5000
 # Player 1 touches this long after player 0: inside the bound, and inside the arbiter's
-# 2 ms window (a press later than that settles the earlier one first, Match.press).
+# 2 ms window (tests/firmware/test_link_ties.py ties presses further apart).
 LATER_US = 1500
 
 

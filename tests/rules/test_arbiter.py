@@ -512,3 +512,52 @@ def test_r20_a_late_press_lost_the_race_to_the_card_on_top_not_the_one_below():
     arb.press(("play", 0, 0, 0), 10_100)
     assert [r for a, t, r in arb.settle(13_001)] == [BEATEN]
     assert arb.beaten_by_us[0] == 100
+
+
+def test_r43_presses_within_the_bound_tie_even_further_apart_than_the_window():
+    # Player 0 touches at 10 ms; player 1's press, converted from a linked clock with a
+    # 5 ms bound, at 13 ms: 3 ms apart, past the 2 ms window but within the bound, so
+    # one instant (R43) and a tie (R21) that player 1's priority wins. Player 0's press
+    # waits for the whole instant: settling it alone at 12.5 ms would split the tie.
+    g = race_game()
+    g.tie_priority = 1
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 0, 0, 0), 10_000)             # 9D on 8S
+    arb.press(("play", 1, 0, 0), 13_000, 5000)       # 7C on 8S: conflicts
+    assert arb.settle(12_500) == [] and arb.pending() == 2
+    assert arb.settle(14_999) == [] and arb.pending() == 2
+    res = arb.settle(15_000)
+    assert [(a, r) for a, t, r in res] == [(("play", 1, 0, 0), None),
+                                           (("play", 0, 0, 0), BEATEN)]
+    assert arb.ties == 1 and g.tie_priority == 0
+
+
+def test_r43_presses_further_apart_than_the_bound_go_by_stamp_whichever_came_first():
+    # The same two presses 3 ms apart with a 2.5 ms bound: not one instant; the earlier
+    # stamp wins (R19) though its press reached the arbiter last, and no tie is used up.
+    g = race_game()
+    g.tie_priority = 1
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 1, 0, 0), 13_000, 2500)
+    arb.press(("play", 0, 0, 0), 10_000)
+    res = arb.settle(15_000)
+    assert [(a, r) for a, t, r in res] == [(("play", 0, 0, 0), None),
+                                           (("play", 1, 0, 0), BEATEN)]
+    assert arb.ties == 0 and g.tie_priority == 1
+
+
+def test_r43_the_reach_of_queued_bounds_and_a_later_instant_of_its_own():
+    # A press 6 ms after the 5 ms-bound one is an instant of its own, settled after the
+    # tie once it is old enough. reach_us says how far back a new press may still tie.
+    g = race_game()
+    g.tie_priority = 0
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 0, 0, 0), 10_000)
+    arb.press(("play", 1, 0, 0), 13_000, 5000)
+    assert arb.reach_us(0) == 5000
+    arb.press(("play", 0, 2, 1), 19_000)             # 4C on 5D, 6 ms later: its own instant
+    assert arb.settle(14_000) == []
+    res = arb.settle(20_000)
+    assert [a for a, t, r in res] == [("play", 0, 0, 0), ("play", 1, 0, 0)]
+    assert arb.ties == 1 and arb.pending() == 1
+    assert [(a, r) for a, t, r in arb.settle(21_000)] == [(("play", 0, 2, 1), None)]
