@@ -512,3 +512,32 @@ def test_r20_a_late_press_lost_the_race_to_the_card_on_top_not_the_one_below():
     arb.press(("play", 0, 0, 0), 10_100)
     assert [r for a, t, r in arb.settle(13_001)] == [BEATEN]
     assert arb.beaten_by_us[0] == 100
+
+
+def test_r20_player_1_also_loses_a_race_to_a_card_player_0_covered():
+    # The mirror of the re-aimed race above: player 0 covers the 8S with 9D; player 1's
+    # 7C, touched 5 ms later and read after that play, fitted the 8S and is aimed at the
+    # 5D when read: player 1 lost a race by 5 ms.
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 1000)
+    assert [r for a, t, r in arb.settle(5000)] == [None]
+    arb.press(("play", 1, 0, 1), 6000)
+    assert arb.settle(9000) == [(("play", 1, 0, 1), 6000, BEATEN)]
+    assert arb.beaten_by_us == [0, 5000] and arb.races == 1
+
+
+@pytest.mark.parametrize("fill", [("fill", 0, 0, 1), ("fill", 0, 0, 0), ("fill", 0, 3, 4)])
+def test_r20_a_refused_fill_right_after_the_opponent_played_is_not_a_lost_race(fill):
+    # Player 1 covers the 8S with 7C; 5 ms later player 0 tries to move the 9D (which
+    # fitted that 8S) onto another slot, or moves from an empty one: only a play can
+    # lose a race, so the fill is refused with its own reason.
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(("play", 1, 0, 0), 1000)
+    assert [r for a, t, r in arb.settle(5000)] == [None]
+    want = g.why_not(fill)
+    assert want not in (None, BEATEN)
+    arb.press(fill, 6000)
+    assert arb.settle(9000) == [(fill, 6000, want)]
+    assert arb.races == 0 and arb.beaten_by_us == [0, 0]

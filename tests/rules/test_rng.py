@@ -205,3 +205,50 @@ def test_r40_below_redraws_exactly_the_draws_at_or_above_the_last_whole_multiple
         if checked >= 8 and on_edge >= 3:
             break
     assert checked >= 8 and on_edge >= 3
+
+
+def test_r40_shuffling_no_card_or_one_card_draws_nothing():
+    # A shuffle of n items draws n - 1 numbers; an empty or one-item list draws none,
+    # so the generator's next number is what it would have been without the shuffle.
+    for items in ([], ["A"]):
+        r, untouched = Rng(5), Rng(5)
+        assert r.shuffle(items) == items
+        assert items in ([], ["A"])
+        assert r.state == untouched.state
+
+
+class SmallInt(int):
+    """An int that checks every result it takes part in fits the RP2040's small int
+    (-2**30 <= x < 2**30) and stays a SmallInt, so a whole computation from it is
+    watched. Python lets a subclass on the right answer first (`hi % n` calls
+    n.__rmod__), so the values below() derives from n are all seen."""
+
+    def _wrap(self, v):
+        assert -(1 << 30) <= v < 1 << 30, "intermediate %d needs a heap int on the chip" % v
+        return SmallInt(v)
+
+
+def _watched(name):
+    op = getattr(int, name)
+
+    def method(self, *other):
+        v = op(self, *other)
+        return v if v is NotImplemented else self._wrap(v)
+    return method
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__mod__", "__rmod__",
+              "__floordiv__", "__rfloordiv__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__",
+              "__or__", "__ror__", "__and__", "__rand__", "__xor__", "__rxor__"):
+    setattr(SmallInt, _name, _watched(_name))
+
+
+@pytest.mark.parametrize("n", [(1 << 22) - 1, (1 << 22) - 3, 3_000_017, 65_537, 65_536, 65_535, 52, 7, 1])
+def test_r40_below_keeps_every_value_it_derives_from_n_a_small_int(n):
+    # below() may be handed any n up to 2**22 on the chip; a value of 2**30 or more on
+    # the way would allocate (see rng.py). Same numbers as the reference, too.
+    for seed in range(40):
+        a, ref = Rng(seed), Reference(seed)
+        got = a.below(SmallInt(n))
+        assert got == ref.below(n)
+        assert 0 <= got < n
