@@ -681,3 +681,31 @@ def test_r26_a_refusal_in_the_round_after_the_tables_own_slap_is_not_too_late():
     assert m.last_action[0] == "play"
     m.tick(t + 4 * MS)
     assert m.out[-1][0] in (M.FUMBLE, M.REFUSED) and m.out[-1][4] == NO_FIT
+
+
+def test_r44_r26_play_resumed_in_the_slap_keeps_its_signal_and_time_limit():
+    # A pause during the slap, then play resumes (enter()): the signal still comes when
+    # it was drawn (R44) and the time limit still counts from it (R26).
+    m = slap_round()
+    signal_t, deadline = m.signal_t, m.deadline
+    m.tick(T0 + 100 * MS)
+    m.enter()
+    assert (m.signal_t, m.deadline, m.end_t) == (signal_t, deadline, T0)
+    assert m.due_us() == signal_t
+    assert m.press(signal_t - 1, 1, A) == M.QUEUED        # still a false start
+    m.tick(signal_t + 2 * MS)
+    assert m.out[-1][0] == M.FALSE_START and m.false_starts == [0, 1]
+
+
+def test_r44_a_false_starter_takes_pile_0_when_it_is_the_larger():
+    # Pile 0 (6C 4H 5H after the last play) is larger than pile 1 (9S): whichever pile
+    # the false start slapped, its player takes pile 0 and the other player pile 1.
+    for who, button in ((0, A), (0, B), (1, A), (1, B)):
+        m = slap_round(piles=("6C 4H", "9S"))
+        assert [len(p) for p in m.game.piles] == [3, 1]
+        t = m.signal_t - 1
+        m.press(t, who, button)
+        m.tick(t + 3 * MS)
+        assert m.out[-1][0] == M.FALSE_START
+        took = m.game.last_round["took"]
+        assert took[who] == 3 and took[1 - who] == 1, (who, button)
