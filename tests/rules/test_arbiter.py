@@ -541,3 +541,19 @@ def test_r20_a_refused_fill_right_after_the_opponent_played_is_not_a_lost_race(f
     arb.press(fill, 6000)
     assert arb.settle(9000) == [(fill, 6000, want)]
     assert arb.races == 0 and arb.beaten_by_us == [0, 0]
+
+
+@pytest.mark.parametrize("gap", [1, 299, 500])
+def test_r43_the_later_presss_bound_alone_makes_a_tie_up_to_its_last_us(gap):
+    # Player 0's press carries no bound; player 1's, `gap` µs later, a bound of 500 µs
+    # (a linked peer's converted stamp): within that bound the two are one instant
+    # (R43), a tie that player 1's priority wins (R21); 1 µs beyond it, first touch.
+    for extra, tie in ((0, True), (501 - gap, False)):
+        g = race_game()
+        g.tie_priority = 1
+        arb = Arbiter(g)
+        arb.press(("play", 0, 0, 0), 1000)                      # 9D on 8S
+        arb.press(("play", 1, 0, 0), 1000 + gap + extra, 500)   # 7C on 8S
+        reasons = {a[1]: r for a, t, r in arb.settle(10_000)}
+        assert reasons == ({1: None, 0: BEATEN} if tie else {0: None, 1: BEATEN}), (gap, extra)
+        assert arb.ties == (1 if tie else 0)

@@ -252,3 +252,36 @@ def test_r40_below_keeps_every_value_it_derives_from_n_a_small_int(n):
         got = a.below(SmallInt(n))
         assert got == ref.below(n)
         assert 0 <= got < n
+
+
+def _unstep(y):
+    """The state whose next32() is y: xorshift32's step run backwards."""
+    def undo_left(v, s):
+        x = v
+        for _ in range(32 // s + 1):
+            x = v ^ ((x << s) & M)
+        return x
+
+    def undo_right(v, s):
+        x = v
+        for _ in range(32 // s + 1):
+            x = v ^ (x >> s)
+        return x
+    return undo_left(undo_right(undo_left(y, 5), 17), 13)
+
+
+@pytest.mark.parametrize("n", [3, 52, 1000, 65_537, 65_792, 69_632, 98_304, 3_000_001, (1 << 22) - 1])
+def test_r40_a_draw_at_the_rejection_edge_is_redrawn_and_one_below_it_kept(n):
+    # The edge is 2**32 - 2**32 % n; for 65792, 69632 and 98304 that remainder is a
+    # whole multiple of 2**16 (the edge's low half is 0).
+    edge = (1 << 32) - (1 << 32) % n
+    for first, redrawn in ((edge, True), (edge - 1, False), (M, True)):
+        state = _unstep(first)
+        probe = Rng(0)
+        probe.state = state
+        assert probe.next32() == first
+        a, ref = Rng(0), Reference(0)
+        a.state = ref.x = state
+        assert a.below(n) == ref.below(n)
+        assert (a.state != first) == redrawn, (n, first)
+        assert a.state == ref.x
