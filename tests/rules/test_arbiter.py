@@ -557,3 +557,38 @@ def test_r43_the_later_presss_bound_alone_makes_a_tie_up_to_its_last_us(gap):
         reasons = {a[1]: r for a, t, r in arb.settle(10_000)}
         assert reasons == ({1: None, 0: BEATEN} if tie else {0: None, 1: BEATEN}), (gap, extra)
         assert arb.ties == (1 if tie else 0)
+
+
+@pytest.mark.parametrize("priority", [0, 1])
+def test_r21_the_priority_players_own_second_press_in_a_lost_tie_is_no_lost_race(priority):
+    # Both players play onto 8S at one instant (a tie) and the priority player also
+    # plays the same 9D/7C onto the other pile in that instant. The other player lost
+    # the tie (beaten, by 0 µs); the priority player's second press was refused by their
+    # own first one (the card is gone): a plain refusal, not a lost race.
+    g = layout(["9D", "KC", "4C", E, E], ["7C", "2H", E, E, E], ["8S", "8D"], hands=("3C", "4S"))
+    g.tie_priority = priority
+    arb = Arbiter(g)
+    arb.press(("play", priority, 0, 0), 500)
+    arb.press(("play", priority, 0, 1), 500)
+    arb.press(("play", 1 - priority, 0, 0), 500)
+    res = {(a[1], a[3]): r for a, t, r in arb.settle(5000)}
+    assert res[(priority, 0)] is None and res[(1 - priority, 0)] == BEATEN
+    assert res[(priority, 1)] not in (None, BEATEN)
+    assert arb.races == 1 and arb.ties == 1
+    assert arb.beaten_by_us == [0, 0]
+
+
+@pytest.mark.parametrize("age,lost_a_race", [(249_999, True), (250_000, False)])
+def test_r20_a_card_covered_250_ms_before_the_press_no_longer_makes_a_race(age, lost_a_race):
+    # Player 1 covers 8S with 7C, then plays 2H elsewhere 100 ms later; player 0's 9D,
+    # which fitted the 8S, is touched `age` µs after the 8S was covered and read after
+    # both plays: inside the 250 ms race window a lost race, from 250 ms on a misplay.
+    g = layout(["9D", "KC", "6H", E, E], ["7C", "2H", "QH", E, E], ["8S", "3D"], hands=("3C", "4S"))
+    arb = Arbiter(g)
+    arb.press(("play", 1, 0, 0), 1000)          # 7C on 8S
+    arb.press(("play", 1, 1, 1), 101_000)       # 2H on 3D
+    assert [r for a, t, r in arb.settle(200_000)] == [None, None]
+    arb.press(("play", 0, 0, 0), 1000 + age)
+    res = arb.settle(1000 + age + 3000)
+    assert res[0][2] == (BEATEN if lost_a_race else NO_FIT)
+    assert arb.races == (1 if lost_a_race else 0)

@@ -709,3 +709,18 @@ def test_r44_a_false_starter_takes_pile_0_when_it_is_the_larger():
         assert m.out[-1][0] == M.FALSE_START
         took = m.game.last_round["took"]
         assert took[who] == 3 and took[1 - who] == 1, (who, button)
+
+
+def test_r41_a_flip_pressed_on_an_empty_slot_puts_no_card_down_so_is_no_fumble():
+    # Six-button pad, manual flip: DOWN with the cursor on an empty slot is refused as
+    # an empty stockpile, not a fumble; on a face-up card it is a fumble (above).
+    from shared_rules.game import Rules, EMPTY
+    from shared_rules.pad import SIX_BUTTON, DOWN
+    g = layout(["5C", E, "9D", E, E], ["5H", E, E, E, E], ["6S", "KD"], hands=("2C", "3D"),
+               rules=Rules(manual_flip=True))
+    m = Log(g, Conduct(), scheme=SIX_BUTTON)
+    m.pads[0].cursor = 1
+    assert m.press(1000, 0, DOWN) == M.QUEUED and m.last_action == ("flip", 0, 1)
+    m.tick(10_000)
+    assert [(o[0], o[4]) for o in m.out] == [(M.REFUSED, EMPTY)]
+    assert m.fumbles.length == [0, 0] and not m.fumbles.dead(0, 10_001)
