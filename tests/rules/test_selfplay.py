@@ -42,3 +42,38 @@ def test_the_checker_catches_legal_actions_and_why_not_disagreeing_either_way(mo
     monkeypatch.setattr(selfplay, "Game", Game)
     st = selfplay.play(1, ("hard", "hard"))
     assert st["violations"] == [] and st["over"] is True and st["winner"] in (0, 1)
+
+
+def test_r29_a_game_missing_only_its_highest_card_fails_the_card_check():
+    g = Game(4)
+    assert selfplay.all_cards_ok(g)
+    for pile in g.piles:
+        if 51 in pile:
+            pile.remove(51)
+    for side in g.stock:
+        for s in side:
+            if 51 in s:
+                s.remove(51)
+    for hand in g.hand:
+        if 51 in hand:
+            hand.remove(51)
+    assert selfplay.all_cards_ok(g) is False
+    g.hand[0].append(50)                         # 52 again, but one card twice
+    assert selfplay.all_cards_ok(g) is False
+
+
+class RefusesPlaysAsNotNow(Game):
+    """Refuses offered plays onto a pile of more than two cards as "not now", a refusal
+    the table tells nobody about (QUIET)."""
+
+    def apply(self, action):
+        if action[0] == "play" and self.why_not(action) is None and len(self.piles[action[3]]) > 2:
+            return "not now"
+        return Game.apply(self, action)
+
+
+def test_the_checker_catches_an_offered_action_refused_quietly(monkeypatch):
+    monkeypatch.setattr(selfplay, "Game", RefusesPlaysAsNotNow)
+    st = selfplay.play(1, ("hard", "hard"), max_us=60 * 10 ** 6)
+    assert any(v.startswith("refused an offered action ('play', ") and v.endswith(": not now")
+               for v in st["violations"]), st["violations"][:3]
