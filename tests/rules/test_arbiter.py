@@ -592,3 +592,19 @@ def test_r20_a_card_covered_250_ms_before_the_press_no_longer_makes_a_race(age, 
     res = arb.settle(1000 + age + 3000)
     assert res[0][2] == (BEATEN if lost_a_race else NO_FIT)
     assert arb.races == (1 if lost_a_race else 0)
+
+
+def test_r19_r21_presses_at_distinct_stamps_after_others_in_one_settle_go_by_first_touch():
+    # Four presses settled together, each at its own stamp: player 0 plays 4C and 3H,
+    # then 9D onto 8S at 300 µs; player 1's 7C onto 8S at 400 µs is no tie (R21) even
+    # with player 1's tie priority: the earlier touch wins (R19).
+    g = layout(["9D", "4C", "3H", E, E], ["7C", "2H", "QH", E, E], ["8S", "5D"], hands=("3C", "4S"))
+    g.tie_priority = 1
+    arb = Arbiter(g)
+    arb.press(("play", 0, 1, 1), 100)
+    arb.press(("play", 0, 2, 1), 200)
+    arb.press(("play", 0, 0, 0), 300)
+    arb.press(("play", 1, 0, 0), 400)
+    res = arb.settle(10_000)
+    assert [r for a, t, r in res] == [None, None, None, BEATEN]
+    assert arb.ties == 0 and arb.beaten_by_us == [0, 100]
