@@ -561,3 +561,99 @@ def test_r43_the_reach_of_queued_bounds_and_a_later_instant_of_its_own():
     assert [a for a, t, r in res] == [("play", 0, 0, 0), ("play", 1, 0, 0)]
     assert arb.ties == 1 and arb.pending() == 1
     assert [(a, r) for a, t, r in arb.settle(21_000)] == [(("play", 0, 2, 1), None)]
+
+
+def test_r20_player_1_also_loses_a_race_to_a_card_player_0_covered():
+    # The mirror of the re-aimed race above: player 0 covers the 8S with 9D; player 1's
+    # 7C, touched 5 ms later and read after that play, fitted the 8S and is aimed at the
+    # 5D when read: player 1 lost a race by 5 ms.
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(("play", 0, 0, 0), 1000)
+    assert [r for a, t, r in arb.settle(5000)] == [None]
+    arb.press(("play", 1, 0, 1), 6000)
+    assert arb.settle(9000) == [(("play", 1, 0, 1), 6000, BEATEN)]
+    assert arb.beaten_by_us == [0, 5000] and arb.races == 1
+
+
+@pytest.mark.parametrize("fill", [("fill", 0, 0, 1), ("fill", 0, 0, 0), ("fill", 0, 3, 4)])
+def test_r20_a_refused_fill_right_after_the_opponent_played_is_not_a_lost_race(fill):
+    # Player 1 covers the 8S with 7C; 5 ms later player 0 tries to move the 9D (which
+    # fitted that 8S) onto another slot, or moves from an empty one: only a play can
+    # lose a race, so the fill is refused with its own reason.
+    g = race_game()
+    arb = Arbiter(g)
+    arb.press(("play", 1, 0, 0), 1000)
+    assert [r for a, t, r in arb.settle(5000)] == [None]
+    want = g.why_not(fill)
+    assert want not in (None, BEATEN)
+    arb.press(fill, 6000)
+    assert arb.settle(9000) == [(fill, 6000, want)]
+    assert arb.races == 0 and arb.beaten_by_us == [0, 0]
+
+
+@pytest.mark.parametrize("gap", [1, 299, 500])
+def test_r43_the_later_presss_bound_alone_makes_a_tie_up_to_its_last_us(gap):
+    # Player 0's press carries no bound; player 1's, `gap` µs later, a bound of 500 µs
+    # (a linked peer's converted stamp): within that bound the two are one instant
+    # (R43), a tie that player 1's priority wins (R21); 1 µs beyond it, first touch.
+    for extra, tie in ((0, True), (501 - gap, False)):
+        g = race_game()
+        g.tie_priority = 1
+        arb = Arbiter(g)
+        arb.press(("play", 0, 0, 0), 1000)                      # 9D on 8S
+        arb.press(("play", 1, 0, 0), 1000 + gap + extra, 500)   # 7C on 8S
+        reasons = {a[1]: r for a, t, r in arb.settle(10_000)}
+        assert reasons == ({1: None, 0: BEATEN} if tie else {0: None, 1: BEATEN}), (gap, extra)
+        assert arb.ties == (1 if tie else 0)
+
+
+@pytest.mark.parametrize("priority", [0, 1])
+def test_r21_the_priority_players_own_second_press_in_a_lost_tie_is_no_lost_race(priority):
+    # Both players play onto 8S at one instant (a tie) and the priority player also
+    # plays the same 9D/7C onto the other pile in that instant. The other player lost
+    # the tie (beaten, by 0 µs); the priority player's second press was refused by their
+    # own first one (the card is gone): a plain refusal, not a lost race.
+    g = layout(["9D", "KC", "4C", E, E], ["7C", "2H", E, E, E], ["8S", "8D"], hands=("3C", "4S"))
+    g.tie_priority = priority
+    arb = Arbiter(g)
+    arb.press(("play", priority, 0, 0), 500)
+    arb.press(("play", priority, 0, 1), 500)
+    arb.press(("play", 1 - priority, 0, 0), 500)
+    res = {(a[1], a[3]): r for a, t, r in arb.settle(5000)}
+    assert res[(priority, 0)] is None and res[(1 - priority, 0)] == BEATEN
+    assert res[(priority, 1)] not in (None, BEATEN)
+    assert arb.races == 1 and arb.ties == 1
+    assert arb.beaten_by_us == [0, 0]
+
+
+@pytest.mark.parametrize("age,lost_a_race", [(249_999, True), (250_000, False)])
+def test_r20_a_card_covered_250_ms_before_the_press_no_longer_makes_a_race(age, lost_a_race):
+    # Player 1 covers 8S with 7C, then plays 2H elsewhere 100 ms later; player 0's 9D,
+    # which fitted the 8S, is touched `age` µs after the 8S was covered and read after
+    # both plays: inside the 250 ms race window a lost race, from 250 ms on a misplay.
+    g = layout(["9D", "KC", "6H", E, E], ["7C", "2H", "QH", E, E], ["8S", "3D"], hands=("3C", "4S"))
+    arb = Arbiter(g)
+    arb.press(("play", 1, 0, 0), 1000)          # 7C on 8S
+    arb.press(("play", 1, 1, 1), 101_000)       # 2H on 3D
+    assert [r for a, t, r in arb.settle(200_000)] == [None, None]
+    arb.press(("play", 0, 0, 0), 1000 + age)
+    res = arb.settle(1000 + age + 3000)
+    assert res[0][2] == (BEATEN if lost_a_race else NO_FIT)
+    assert arb.races == (1 if lost_a_race else 0)
+
+
+def test_r19_r21_presses_at_distinct_stamps_after_others_in_one_settle_go_by_first_touch():
+    # Four presses settled together, each at its own stamp: player 0 plays 4C and 3H,
+    # then 9D onto 8S at 300 µs; player 1's 7C onto 8S at 400 µs is no tie (R21) even
+    # with player 1's tie priority: the earlier touch wins (R19).
+    g = layout(["9D", "4C", "3H", E, E], ["7C", "2H", "QH", E, E], ["8S", "5D"], hands=("3C", "4S"))
+    g.tie_priority = 1
+    arb = Arbiter(g)
+    arb.press(("play", 0, 1, 1), 100)
+    arb.press(("play", 0, 2, 1), 200)
+    arb.press(("play", 0, 0, 0), 300)
+    arb.press(("play", 1, 0, 0), 400)
+    res = arb.settle(10_000)
+    assert [r for a, t, r in res] == [None, None, None, BEATEN]
+    assert arb.ties == 0 and arb.beaten_by_us == [0, 100]

@@ -774,20 +774,22 @@ PINNED_GAMES = [
      "seed=7 winner=1 rounds=9 us=120907237 plays=237 actions=388 presses=878 races=27 "
      "ties=0 stalls=27 refused=29 dropped=28 misses=2 wrong=1 fumbles=2 dead=0 false=0:0 "
      "hash=8c6a70ef final=80f607b2 violations=0",
-     {"plays0": 119, "plays1": 118, "fumbles0": 1, "fumbles1": 1, "slaps0": 5, "slaps1": 2}),
+     {"plays0": 119, "plays1": 118, "fumbles0": 1, "fumbles1": 1, "slaps0": 5, "slaps1": 2,
+      "dead_us0": 500000, "dead_us1": 500000}),
     # Seeds 2 and 3 re-pinned when a press on a slot the player's own play emptied
     # stopped being a fumble (R41): the easy CPU's wrong B there no longer fumbles.
     (2, ("normal", "easy"),
      "seed=2 winner=0 rounds=3 us=64662871 plays=74 actions=137 presses=274 races=5 "
      "ties=0 stalls=11 refused=8 dropped=6 misses=8 wrong=6 fumbles=2 dead=0 false=0:0 "
      "hash=1a627509 final=cf7207c6 violations=0",
-     {"plays0": 43, "plays1": 31, "fumbles0": 0, "fumbles1": 2, "slaps0": 2, "slaps1": 0}),
+     {"plays0": 43, "plays1": 31, "fumbles0": 0, "fumbles1": 2, "slaps0": 2, "slaps1": 0,
+      "dead_us0": 0, "dead_us1": 1000000}),
     (3, ("easy", MASHER),
      "seed=3 winner=0 rounds=4 us=167253626 plays=86 actions=150 presses=1514 races=2 "
      "ties=0 stalls=10 refused=142 dropped=2 misses=7 wrong=6 fumbles=95 dead=1035 "
      "false=0:1 hash=1638316d final=613bd924 violations=0",
      {"plays0": 54, "plays1": 32, "fumbles0": 0, "fumbles1": 95, "slaps0": 0,
-      "slaps1": 2}),
+      "slaps1": 2, "dead_us0": 0, "dead_us1": 136000000}),
 ]
 
 
@@ -796,10 +798,13 @@ def test_pinned_self_play_games_give_the_same_numbers(seed, levels, summary, sea
     st = selfplay.play(seed, levels)
     assert selfplay.summary(st) == summary
     assert {k: st[k] for k in seats} == seats
-    # Each seat's plays and fumbles add up to the game's; a slap ends at most one round.
+    # Each seat's plays and fumbles add up to the game's; a slap ends at most one round;
+    # a seat's dead time (R41) is its fumbles' lengths, at least the fumble time each.
     assert st["plays0"] + st["plays1"] == st["plays"]
     assert st["fumbles0"] + st["fumbles1"] == st["fumbles"]
     assert st["slaps0"] + st["slaps1"] <= st["rounds"]
+    for seat in (0, 1):
+        assert st["dead_us%d" % seat] >= 500000 * st["fumbles%d" % seat]
 
 
 def test_the_bots_of_a_game_get_distinct_pinned_seeds():

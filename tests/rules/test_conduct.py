@@ -617,3 +617,110 @@ def test_a_spit_refused_for_want_of_spit_cards_is_told_not_crashed_on():
     assert m.press(1000, 0, A) == M.QUEUED
     m.tick(10_000)
     assert [(o[0], o[4]) for o in m.out] == [(M.REFUSED, "no spit cards")]
+
+
+FULL_H0 = "2C 3C 6C 7C 8C 10C JC QC AC 2D 3D 5D 6D 7D 8D 9D 10D JD"
+FULL_H1 = "4D 2S 3S 4S 5S 6S 10S JS QS KS AS 2H 3H 6H 7H 8H"
+
+
+def next_round_in_play(end_round):
+    """slap_round's table with every card in play: player 0 goes out at T0, then
+    `end_round(m)` ends the slap and returns a time t; both say Spit! just after t,
+    without the owner calling enter() (the table's slap timers of the last round are
+    still set). Returns the match and the time the new round's play began."""
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S 9S"],
+               hands=(FULL_H0, FULL_H1))
+    m = Log(g, Conduct())
+    assert m.press(T0, 0, B) == M.QUEUED
+    m.tick(T0 + 3 * MS)
+    assert g.phase == SLAP
+    t = end_round(m)
+    assert g.round == 2 and m.ended
+    for k, p in enumerate((0, 1)):
+        assert m.press(t + (4 + 4 * k) * MS, p, A) == M.QUEUED
+        m.tick(t + (7 + 4 * k) * MS)
+    assert g.phase == "play"
+    return m, t + 12 * MS
+
+
+def test_r44_a_play_of_the_next_round_before_the_last_rounds_signal_time_is_a_play():
+    # A false start ends the round well before the signal was due; the next round's
+    # plays touched before that time are plays: only a slap can be a false start (R44).
+    def false_start(m):
+        t = T0 + SLAP_IGNORE_US + 1 * MS
+        assert m.press(t, 0, A) == M.QUEUED
+        m.tick(t + 3 * MS)
+        assert m.out[-1][0] == M.FALSE_START
+        return t
+    m, t = next_round_in_play(false_start)
+    assert M.ticks_diff(m.signal_t, t + 1 * MS) > 0
+    assert m.press(t + 1 * MS, 0, B) == M.QUEUED
+    assert m.last_action == ("play", 0, 0, 1)
+    m.tick(t + 4 * MS)
+    assert m.out[-1] == (M.APPLIED, 0, ("play", 0, 0, 1), t + 1 * MS, None)
+
+
+def test_r26_a_refusal_in_the_round_after_the_tables_own_slap_is_not_too_late():
+    # Nobody slapped: the table's own slap at the time limit ends the round (R26). In
+    # the next round a misplay touched after that round's time limit is a misplay:
+    # only a slap is too late.
+    def nobody_slaps(m):
+        m.tick(m.signal_t)
+        m.tick(m.deadline)
+        m.tick(m.deadline + 3 * MS)
+        assert m.auto is not None
+        return m.deadline + 3 * MS
+    m, t = next_round_in_play(nobody_slaps)
+    assert M.ticks_diff(t, m.deadline) > 0
+    g = m.game
+    j = [k for k in range(5) if g.stock[1][k] and not g.down[1][k]
+         and all(g.why_not(("play", 1, k, pile)) == NO_FIT for pile in (0, 1))]
+    assert j, "player 1 has a card that fits nowhere"
+    m.pads[1].cursor = j[0]
+    assert m.press(t + 1 * MS, 1, B) == M.QUEUED
+    assert m.last_action[0] == "play"
+    m.tick(t + 4 * MS)
+    assert m.out[-1][0] in (M.FUMBLE, M.REFUSED) and m.out[-1][4] == NO_FIT
+
+
+def test_r44_r26_play_resumed_in_the_slap_keeps_its_signal_and_time_limit():
+    # A pause during the slap, then play resumes (enter()): the signal still comes when
+    # it was drawn (R44) and the time limit still counts from it (R26).
+    m = slap_round()
+    signal_t, deadline = m.signal_t, m.deadline
+    m.tick(T0 + 100 * MS)
+    m.enter()
+    assert (m.signal_t, m.deadline, m.end_t) == (signal_t, deadline, T0)
+    assert m.due_us() == signal_t
+    assert m.press(signal_t - 1, 1, A) == M.QUEUED        # still a false start
+    m.tick(signal_t + 2 * MS)
+    assert m.out[-1][0] == M.FALSE_START and m.false_starts == [0, 1]
+
+
+def test_r44_a_false_starter_takes_pile_0_when_it_is_the_larger():
+    # Pile 0 (6C 4H 5H after the last play) is larger than pile 1 (9S): whichever pile
+    # the false start slapped, its player takes pile 0 and the other player pile 1.
+    for who, button in ((0, A), (0, B), (1, A), (1, B)):
+        m = slap_round(piles=("6C 4H", "9S"))
+        assert [len(p) for p in m.game.piles] == [3, 1]
+        t = m.signal_t - 1
+        m.press(t, who, button)
+        m.tick(t + 3 * MS)
+        assert m.out[-1][0] == M.FALSE_START
+        took = m.game.last_round["took"]
+        assert took[who] == 3 and took[1 - who] == 1, (who, button)
+
+
+def test_r41_a_flip_pressed_on_an_empty_slot_puts_no_card_down_so_is_no_fumble():
+    # Six-button pad, manual flip: DOWN with the cursor on an empty slot is refused as
+    # an empty stockpile, not a fumble; on a face-up card it is a fumble (above).
+    from shared_rules.game import Rules, EMPTY
+    from shared_rules.pad import SIX_BUTTON, DOWN
+    g = layout(["5C", E, "9D", E, E], ["5H", E, E, E, E], ["6S", "KD"], hands=("2C", "3D"),
+               rules=Rules(manual_flip=True))
+    m = Log(g, Conduct(), scheme=SIX_BUTTON)
+    m.pads[0].cursor = 1
+    assert m.press(1000, 0, DOWN) == M.QUEUED and m.last_action == ("flip", 0, 1)
+    m.tick(10_000)
+    assert [(o[0], o[4]) for o in m.out] == [(M.REFUSED, EMPTY)]
+    assert m.fumbles.length == [0, 0] and not m.fumbles.dead(0, 10_001)

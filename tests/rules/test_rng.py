@@ -215,3 +215,83 @@ def test_r40_below_redraws_exactly_the_draws_at_or_above_the_last_whole_multiple
         if checked >= 8 and on_edge >= 3:
             break
     assert checked >= 8 and on_edge >= 3
+
+
+def test_r40_shuffling_no_card_or_one_card_draws_nothing():
+    # A shuffle of n items draws n - 1 numbers; an empty or one-item list draws none,
+    # so the generator's next number is what it would have been without the shuffle.
+    for items in ([], ["A"]):
+        r, untouched = Rng(5), Rng(5)
+        assert r.shuffle(items) == items
+        assert items in ([], ["A"])
+        assert r.state == untouched.state
+
+
+class SmallInt(int):
+    """An int that checks every result it takes part in fits the RP2040's small int
+    (-2**30 <= x < 2**30) and stays a SmallInt, so a whole computation from it is
+    watched. Python lets a subclass on the right answer first (`hi % n` calls
+    n.__rmod__), so the values below() derives from n are all seen."""
+
+    def _wrap(self, v):
+        assert -(1 << 30) <= v < 1 << 30, "intermediate %d needs a heap int on the chip" % v
+        return SmallInt(v)
+
+
+def _watched(name):
+    op = getattr(int, name)
+
+    def method(self, *other):
+        v = op(self, *other)
+        return v if v is NotImplemented else self._wrap(v)
+    return method
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__mod__", "__rmod__",
+              "__floordiv__", "__rfloordiv__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__",
+              "__or__", "__ror__", "__and__", "__rand__", "__xor__", "__rxor__"):
+    setattr(SmallInt, _name, _watched(_name))
+
+
+@pytest.mark.parametrize("n", [(1 << 22) - 1, (1 << 22) - 3, 3_000_017, 65_537, 65_536, 65_535, 52, 7, 1])
+def test_r40_below_keeps_every_value_it_derives_from_n_a_small_int(n):
+    # below() may be handed any n up to 2**22 on the chip; a value of 2**30 or more on
+    # the way would allocate (see rng.py). Same numbers as the reference, too.
+    for seed in range(40):
+        a, ref = Rng(seed), Reference(seed)
+        got = a.below(SmallInt(n))
+        assert got == ref.below(n)
+        assert 0 <= got < n
+
+
+def _unstep(y):
+    """The state whose next32() is y: xorshift32's step run backwards."""
+    def undo_left(v, s):
+        x = v
+        for _ in range(32 // s + 1):
+            x = v ^ ((x << s) & M)
+        return x
+
+    def undo_right(v, s):
+        x = v
+        for _ in range(32 // s + 1):
+            x = v ^ (x >> s)
+        return x
+    return undo_left(undo_right(undo_left(y, 5), 17), 13)
+
+
+@pytest.mark.parametrize("n", [3, 52, 1000, 65_537, 65_792, 69_632, 98_304, 3_000_001, (1 << 22) - 1])
+def test_r40_a_draw_at_the_rejection_edge_is_redrawn_and_one_below_it_kept(n):
+    # The edge is 2**32 - 2**32 % n; for 65792, 69632 and 98304 that remainder is a
+    # whole multiple of 2**16 (the edge's low half is 0).
+    edge = (1 << 32) - (1 << 32) % n
+    for first, redrawn in ((edge, True), (edge - 1, False), (M, True)):
+        state = _unstep(first)
+        probe = Rng(0)
+        probe.state = state
+        assert probe.next32() == first
+        a, ref = Rng(0), Reference(0)
+        a.state = ref.x = state
+        assert a.below(n) == ref.below(n)
+        assert (a.state != first) == redrawn, (n, first)
+        assert a.state == ref.x

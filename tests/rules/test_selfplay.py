@@ -1,0 +1,79 @@
+"""The self-play loop's own bookkeeping (shared_rules/selfplay.py): what it reports for a
+game cut short, and its invariant checker catching a game whose legal_actions and
+why_not disagree in either direction. (Whole games and the rest of the checker are in
+test_bot.py.)"""
+from shared_rules import selfplay
+from shared_rules.game import Game
+
+
+def test_a_game_cut_short_has_no_winner_and_is_not_over():
+    st = selfplay.play(1, ("easy", "easy"), max_us=20 * 10 ** 6)
+    assert any("never ends" in v for v in st["violations"])
+    assert st["winner"] == -1 and st["over"] is False
+    assert " winner=-1 " in selfplay.summary(st)
+
+
+class OffersWhatItRefuses(Game):
+    """Offers every play in the play phase, also those that fit nowhere."""
+
+    def legal_actions(self, p):
+        out = Game.legal_actions(self, p)
+        if self.phase == "play":
+            for i in range(5):
+                for j in range(len(self.piles)):
+                    if ("play", p, i, j) not in out:
+                        out.append(("play", p, i, j))
+        return out
+
+
+class HidesWhatItTakes(Game):
+    """Takes plays onto pile 1 but leaves them out of legal_actions."""
+
+    def legal_actions(self, p):
+        return [a for a in Game.legal_actions(self, p) if not (a[0] == "play" and a[3] == 1)]
+
+
+def test_the_checker_catches_legal_actions_and_why_not_disagreeing_either_way(monkeypatch):
+    for game_class in (OffersWhatItRefuses, HidesWhatItTakes):
+        monkeypatch.setattr(selfplay, "Game", game_class)
+        st = selfplay.play(2, ("easy", "easy"), max_us=60 * 10 ** 6)
+        assert any(v.startswith("legal_actions and why_not disagree on ('play', ")
+                   for v in st["violations"]), (game_class.__name__, st["violations"][:3])
+    monkeypatch.setattr(selfplay, "Game", Game)
+    st = selfplay.play(1, ("hard", "hard"))
+    assert st["violations"] == [] and st["over"] is True and st["winner"] in (0, 1)
+
+
+def test_r29_a_game_missing_only_its_highest_card_fails_the_card_check():
+    g = Game(4)
+    assert selfplay.all_cards_ok(g)
+    for pile in g.piles:
+        if 51 in pile:
+            pile.remove(51)
+    for side in g.stock:
+        for s in side:
+            if 51 in s:
+                s.remove(51)
+    for hand in g.hand:
+        if 51 in hand:
+            hand.remove(51)
+    assert selfplay.all_cards_ok(g) is False
+    g.hand[0].append(50)                         # 52 again, but one card twice
+    assert selfplay.all_cards_ok(g) is False
+
+
+class RefusesPlaysAsNotNow(Game):
+    """Refuses offered plays onto a pile of more than two cards as "not now", a refusal
+    the table tells nobody about (QUIET)."""
+
+    def apply(self, action):
+        if action[0] == "play" and self.why_not(action) is None and len(self.piles[action[3]]) > 2:
+            return "not now"
+        return Game.apply(self, action)
+
+
+def test_the_checker_catches_an_offered_action_refused_quietly(monkeypatch):
+    monkeypatch.setattr(selfplay, "Game", RefusesPlaysAsNotNow)
+    st = selfplay.play(1, ("hard", "hard"), max_us=60 * 10 ** 6)
+    assert any(v.startswith("refused an offered action ('play', ") and v.endswith(": not now")
+               for v in st["violations"]), st["violations"][:3]
