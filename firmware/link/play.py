@@ -229,7 +229,9 @@ class LinkPlay:
             self._cpu = None
             return evs
         seat = self._cpu
-        if seat is None or self._cpu_game is not g:
+        if seat is None or self._cpu_game is not g or seat.player != self.me:
+            # (A device that restarted learns which player it is as it catches up: the
+            # game's start names the first authority, a takeover the next, R43.)
             seat = CpuSeat(self.me, level_name(app.link_cpu),
                            bot_seed((g.seed + g.round * 1009 + now) & _MASK, self.me))
             seat.bot.awaits_signal = app.conduct.signal

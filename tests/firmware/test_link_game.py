@@ -341,3 +341,24 @@ def test_a_start_record_cut_short_before_its_target_still_starts_a_game():
     m = bytearray(b"S") + bytes(4) + bytes((0, 0, 0, 9)) + bytes((5, 0)) + b"\x00"
     lp._apply(bytes(m), guest.clock.now)
     assert guest.app.game.rules.target == 100 and guest.app.game.rules.points
+
+
+@pytest.mark.parametrize("who", ["guest", "authority"])
+def test_r43_the_cable_test_survives_noise_drift_a_cut_and_a_restart(who):
+    pair, host = _cable_test_pair(seed=15, ppm=(0, 200))
+    pair.wire.drop_per_k = 10
+    pair.wire.flip_per_k = 1
+    pair.step_ms(1500)
+    pair.wire.cut(pair.wire.now, 1500)
+    pair.run_until(lambda: all(d.app.linkplay._lost_shown for d in pair.devs), 1000)
+    pair.run_until(lambda: not any(d.app.linkplay._lost_shown for d in pair.devs), 3000)
+    pair.step_ms(1000)
+    assert not any(d.app.screen_name() == "over" for d in pair.devs)
+    k = pair.devs.index(host)
+    if who == "guest":
+        k = 1 - k
+    fresh = pair.restart(k)
+    fresh.app.link_cpu = 3            # its house rules, read again at power-up
+    a, b = finish(pair)
+    assert pair.wire.dropped > 10 and pair.wire.flipped > 0
+    assert a.app.game.round == 1 and a.app.game.rules.target == 1

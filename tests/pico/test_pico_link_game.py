@@ -122,3 +122,43 @@ def test_r43_two_handhelds_play_a_whole_game_by_themselves_with_the_same_transcr
         _link_and_deal(pair)
         overs = _wait(pair, OVER, guest_ms=GAME_MS, wall_s=600)
         _same_whole_game(_results(pair), overs)
+
+
+def test_r43_a_whole_game_through_noise_drift_a_pulled_cable_and_a_restart_loses_nothing(
+        pico_firmware, pico_files, tmp_path):
+    with LinkedPicos(pico_firmware, files=_house_files(pico_files, tmp_path),
+                     buttons=BUTTONS, timer_start_us=(0, 3_333)) as pair:
+        pair.boot()
+        # From power-up: 1 % of the bytes lost, a few damaged, chip 1's crystal 200 ppm
+        # fast (the cable's true time is chip 0's).
+        pair.faults(drop=0.01, flip=0.0005, ppm=(0, 200), seed=43)
+        host, guest = _link_and_deal(pair)
+        pair.run_for(1_500_000, wall_s=600)
+        # The cable pulled for 1.5 s mid-game: LINK LOST on both within a second, and
+        # nothing moves (no screen, phase or round changes) until it is back.
+        cut_at = pair.t_ns
+        pair.cut_for(1500)
+        lost = _wait(pair, LOST, guest_ms=1000, wall_s=300)
+        assert pair.t_ns - cut_at <= 1_000_000_000
+        for i in (0, 1):
+            assert OVER.search(lost[i][1]) is None, "the game ended before the cut"
+        back = _wait(pair, LINKED, guest_ms=3000, wall_s=300)
+        assert pair.t_ns - cut_at >= 1_500_000_000
+        for i in (0, 1):
+            assert SCREEN.search(back[i][1]) is None, back[i][1]   # it stood still
+        assert [int(back[i][0].group(1)) for i in (host, guest)] == [1, 0]   # same roles
+        pair.run_for(1_000_000, wall_s=600)
+        # The guest restarts (the reset button, a flat battery) mid-game: its menu
+        # hears the host, joins link play as the same player and catches up; the game
+        # goes on from where it was and its CPU plays again.
+        assert OVER.search(bytes(pair.chips[guest].serial)) is None, "over before the reset"
+        pair.chips[guest].power_cycle()
+        _wait(pair, LOST, guest_ms=1000, wall_s=300, who=(host,))
+        rejoined = _wait(pair, LINKED, guest_ms=8000, wall_s=900)
+        assert int(rejoined[host][0].group(1)) == 1 and int(rejoined[guest][0].group(1)) == 0
+        assert b"spit: screen=title" in rejoined[guest][1]               # it did restart
+        overs = _wait(pair, OVER, guest_ms=GAME_MS, wall_s=900)
+        c = pair.counters
+        assert sum(c["dropped"]) > 10 and sum(c["flipped"]) > 0 and sum(c["cut"]) > 0, c
+        # Nothing lost: the same whole game, record for record, on both.
+        _same_whole_game(_results(pair), overs)
