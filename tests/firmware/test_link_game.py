@@ -300,17 +300,23 @@ def test_r43_the_cable_test_the_cpu_plays_each_handhelds_player_a_whole_game():
     assert players.count(0) > 20 and players.count(1) > 20
 
 
-def test_the_cable_test_takes_the_pad_from_the_buttons_during_play_only():
+def test_the_cable_test_takes_the_pad_from_the_buttons_during_play():
     pair, host = _cable_test_pair(seed=12)
     guest = [d for d in pair.devs if d is not host][0]
     pair.step_ms(3000)
     # A person's presses on a cable-test handheld's pad change nothing in play (the
     # CPU's pad, as on one handheld); the game goes on and ends the same on both.
-    for d in (host, guest):
-        for k in range(6):
-            d.inp.press(d.clock.now + 1000 + k * 90000, 0, "A", 40000)
+    stamps = []
+    for k in range(6):
+        t = (host.clock.now + 1001 + k * 90017) & 0x3FFFFFFF
+        stamps.append(t)
+        host.inp.press(t, 0, "A", 40000)
+        guest.inp.press(guest.clock.now + 1001 + k * 90017, 0, "A", 40000)
     a, b = finish(pair)
     assert a.app.replay == b.app.replay
+    assert host.app.linkplay.base == 0        # no link loss: game time is host time
+    recorded = [r[1] for r in host.app.replay.replay().records if r[0] == "button"]
+    assert len(recorded) > 40 and not set(stamps) & set(recorded)
 
 
 def test_r37_a_linked_game_plays_to_the_hosts_target():
