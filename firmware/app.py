@@ -169,6 +169,7 @@ class App:
         self.saved = None
         self.note = ""
         self.target = 100                # R37's target for a points game
+        self.link_cpu = 0                # link play: the CPU level of this device's player
         self._load()
         self._house(house)
         # The screens, by number; the ones in screens.LAZY only while shown.
@@ -588,6 +589,8 @@ class App:
         for key in rules:
             if key == "target":
                 self.target = rules[key]
+            elif key == "link_cpu":
+                self.link_cpu = rules[key]
             else:
                 self.settings[key] = rules[key]
         if rules and not self.note:      # a storage problem says more

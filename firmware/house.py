@@ -25,10 +25,14 @@ _WORDS = {
     "slap_signal": ("signal", _ONOFF),
     "sound": ("sound", _ONOFF),
     "players": ("mode", (("2", 0), ("cpu easy", 1), ("cpu normal", 2), ("cpu hard", 3))),
+    # Link play's cable test: this handheld's own player is the CPU (firmware/link/play.py).
+    "link_player": ("link_cpu", (("person", 0), ("cpu easy", 1), ("cpu normal", 2),
+                                 ("cpu hard", 3))),
 }
 _NUMBERS = {"fumble": ("fumble", 0, savegame.FUMBLE_MAX_MS, " ms"),
             "target": ("target", 1, TARGET_MAX, "")}
-NAMES = ("rules", "target", "flip", "fumble", "slap_signal", "sound", "players")
+NAMES = ("rules", "target", "flip", "fumble", "slap_signal", "sound", "players",
+         "link_player")
 
 
 class HouseRulesError(ValueError):
@@ -50,7 +54,8 @@ def _choices(table):
 
 
 def parse(text):
-    """House-file text -> {settings key: value} (a "target" key for R37's target).
+    """House-file text -> {settings key: value} (a "target" key for R37's target, a
+    "link_cpu" key for link play's cable test).
     Raises HouseRulesError naming the first bad line; an empty file is {}."""
     out = {}
     n = 0

@@ -21,12 +21,20 @@
 # stepping it all again; and a device that holds the game when its authority restarted
 # takes over (the election prefers the device holding more, link.py).
 #
+# The cable test: with the house rule "link_player = cpu hard" (firmware/house.py) the
+# CPU plays this device's own player. Its presses are this device's presses: stamped
+# with this clock and taken where the buttons' are, so the guest's cross the cable to
+# the authority's arbiter like a person's. Two handhelds set so play each other a whole
+# game with nobody at either: a check of a classroom's cables.
+#
 # Cable out: both sides show LINK LOST and the game's time stands still (the authority
 # steps nothing, and its game clock leaves out the time lost), so plugged back in, the
 # game goes on exactly where it was.
 #
 # The stream's records, several to a DATA message, authority -> follower:
-#   S  t(4) seed(4) flags(1) authority's player(1) conduct line   a game starts
+#   S  t(4) seed(4) flags(1) authority's player(1) [target(2)] conduct line
+#                                        a game starts; flags: 1 points, 2 manual flip,
+#                                        4 R37's target follows (when it is not 100)
 #   E  t(4) player(1) code(1) down(1)                             a button event
 #   F  t(4) bound(2)                                              step the app at t
 #   D  round(2) digest(3)                                         the state, checked
@@ -41,8 +49,10 @@ from firmware.link.arbiter import LinkArbiter
 from shared_rules.game import Rules
 from shared_rules.conduct import Conduct
 from firmware.table import Table
+from firmware.seats import CpuSeat, level_name
+from shared_rules.bot import bot_seed
 from firmware.view import View, W, H
-from firmware.screens import TITLE, A, B, LEFT, RIGHT, UP, DOWN, PAUSE_BUTTON
+from firmware.screens import TITLE, GAME, A, B, LEFT, RIGHT, UP, DOWN, PAUSE_BUTTON
 from shared_rules.pad import BUTTON_NAMES
 from firmware.link.link import Link, LINKED, INCOMPATIBLE, LOOPED
 from firmware.link import face
@@ -53,6 +63,7 @@ FLUSH_US = const(100000)         # the follower sees the authority's time at lea
 LEAVE_US = const(5000000)        # LINK LOST this long: A leaves link play
 _MASK = const(0x3FFFFFFF)
 _MSG = const(150)                # stream bytes gathered into one message at most
+_TARGET = const(100)             # R37's target, unless the start record names another
 
 LOBBY = const(0)
 PLAYING = const(1)
@@ -130,6 +141,9 @@ class LinkPlay:
         self._shown_key = None
         self._lost_shown = False
         self._step_shown = False
+        self._cpu = None             # the cable test's CPU seat for this device's player
+        self._cpu_game = None
+        self._cpu_signal = None      # the slap signal (R44) it was shown: (round, time)
         app.table_kind = self._make_table
         app.record_redraws = False
 
@@ -171,6 +185,8 @@ class LinkPlay:
             self._epoch = lk.epoch
             self._new_session(now)
         evs = self._local(now)
+        if self.app.link_cpu:
+            evs = self._cpu_presses(now, evs)
         if self.mode == LOBBY:
             return self._lobby(now, evs)
         if self.diverged >= 0:
@@ -198,6 +214,38 @@ class LinkPlay:
             for e in got:
                 if e[1] == 0:
                     out.append(e)
+        return out
+
+    def _cpu_presses(self, now, evs):
+        """The cable test: on the game screen of a linked game in play, the CPU is this
+        device's player, and its presses (this clock's stamps) stand for the buttons'.
+        The pad is the CPU's there, as a CPU seat's is on one handheld."""
+        app = self.app
+        g = app.game
+        if self.mode != PLAYING or app.screen != GAME or g is None or \
+                self.link.state != LINKED or self.diverged >= 0:
+            # Nothing moves (a pause, the summary, a lost link): a fresh seat when play
+            # goes on, so no press is stamped in the time it stood still.
+            self._cpu = None
+            return evs
+        seat = self._cpu
+        if seat is None or self._cpu_game is not g or seat.player != self.me:
+            # (A device that restarted learns which player it is as it catches up: the
+            # game's start names the first authority, a takeover the next, R43.)
+            seat = CpuSeat(self.me, level_name(app.link_cpu),
+                           bot_seed((g.seed + g.round * 1009 + now) & _MASK, self.me))
+            seat.bot.awaits_signal = app.conduct.signal
+            self._cpu = seat
+            self._cpu_game = g
+        tb = app.table
+        seat.observe(g, now, tb.pads[self.me].cursor)
+        if tb.signal_t is not None and tb.signalled:
+            seen = (g.round, tb.signal_t)
+            if seen != self._cpu_signal:
+                self._cpu_signal = seen
+                seat.signal(now)         # R44: on this screen now; it reacts from here
+        out = []
+        seat.poll(now, out)
         return out
 
     def _new_session(self, now):
@@ -371,13 +419,20 @@ class LinkPlay:
         seed = (now if seed is None else seed) & _MASK
         if rules is None:
             flags = (1 if s["points"] else 0) | (2 if s["flip"] else 0)
+            target = app.target
         else:
             flags = (1 if rules.points else 0) | (2 if rules.manual_flip else 0)
+            target = rules.target
+        if target != _TARGET:
+            flags |= 4
         r = bytearray(b"S")
         _put32(r, now)
         _put32(r, seed)
         r.append(flags)
         r.append(self.me)
+        if flags & 4:
+            r.append((target >> 8) & 0xFF)
+            r.append(target & 0xFF)
         r.extend(conduct.format().encode())
         self._record(r)
         self._flush(now)
@@ -385,7 +440,7 @@ class LinkPlay:
         self._face()
         app.ports.input = self._inp
         app.new_series()
-        app.start_game(seed, _rules(flags), (None, None), now, conduct=conduct)
+        app.start_game(seed, _rules(flags, target), (None, None), now, conduct=conduct)
         self._busy = app.busy_frames
         self._screen = app.screen
         self._digest()
@@ -476,9 +531,14 @@ class LinkPlay:
         seed = _u32(m, i + 5)
         flags = m[i + 9]
         self._set_authority_player(m[i + 10])
+        j = i + 11
+        target = _TARGET
+        if flags & 4 and j + 2 <= len(m):
+            target = (m[j] << 8) | m[j + 1]
+            j += 2
         conduct = None
         try:
-            conduct = Conduct.parse(bytes(m[i + 11:]).decode().split()[1:])
+            conduct = Conduct.parse(bytes(m[j:]).decode().split()[1:])
         except (ValueError, UnicodeError):
             conduct = None
         self.log = [m]
@@ -489,7 +549,7 @@ class LinkPlay:
         self._face()
         app.ports.input = self._inp
         app.new_series()
-        app.start_game(seed & _MASK, _rules(flags), (None, None), t, conduct=conduct)
+        app.start_game(seed & _MASK, _rules(flags, target), (None, None), t, conduct=conduct)
 
     # ---- link down, back up -------------------------------------------------------------
     def _lost(self, now, local):
@@ -651,8 +711,9 @@ class LinkPlay:
         app.view.invalidate()
 
 
-def _rules(flags):
-    return Rules(points=bool(flags & 1), manual_flip=bool(flags & 2))
+def _rules(flags, target):
+    return Rules(points=bool(flags & 1), manual_flip=bool(flags & 2),
+                 target=target if target >= 1 else _TARGET)
 
 
 # A port may name its buttons (firmware/app.py's BUTTON_CODES; not imported: the app

@@ -150,7 +150,7 @@ def test_step_1_the_house_file_shown_is_valid_and_means_what_it_says():
     from firmware import house
     got = house.parse(blocks("ini")[0])
     assert got == {"points": 1, "target": 30, "flip": 0, "fumble": 1000, "signal": 1,
-                   "sound": 1, "mode": 1}
+                   "sound": 1, "mode": 1, "link_cpu": 0}
     with pytest.raises(house.HouseRulesError) as e:
         house.parse("rules = points\ntarget = thirty\n")
     assert ("house rules ignored: %s" % e.value) in GUIDE

@@ -61,6 +61,8 @@ def test_an_empty_or_comment_only_file_sets_nothing():
     ("players = 3\n", 1, "players must be one of: 2, cpu easy, cpu normal, cpu hard"),
     ("flip = sometimes\n", 1, "flip must be one of: auto, manual"),
     ("slap_signal = maybe\n", 1, "slap_signal must be one of: on, off, yes, no"),
+    ("link_player = cpu\n", 1,
+     "link_player must be one of: person, cpu easy, cpu normal, cpu hard (got 'cpu')"),
 ])
 def test_a_bad_line_is_named_in_one_line(text, line, words):
     with pytest.raises(house.HouseRulesError) as e:
@@ -165,6 +167,16 @@ def test_a_host_may_hand_the_app_the_text_itself():
     assert r.app.target == 7 and r.app.settings["points"] == 1
     r = Rig(framebuf, house="target = seven\n")
     assert r.app.note == "HOUSE.TXT LINE 1 BAD" and r.app.target == 100
+
+
+def test_the_cable_test_is_a_house_rule_of_link_play_not_a_setting():
+    # link_player: who plays this handheld's player in link play (docs/LINK.md "The
+    # cable test"); kept beside the target, not in the saved settings.
+    assert house.parse("link_player = CPU  Hard\n") == {"link_cpu": 3}
+    r = Rig(framebuf, house="link_player = cpu easy\n")
+    assert r.app.link_cpu == 1 and "link_cpu" not in r.app.settings
+    assert Rig(framebuf).app.link_cpu == 0
+    assert Rig(framebuf, house="link_player = person\n").app.link_cpu == 0
 
 
 def test_the_desktop_finds_the_house_file_beside_its_save_file(tmp_path):

@@ -4,6 +4,7 @@ the same recording, whatever the cable does."""
 import pytest
 
 from desktop_emulator import framebuf
+from firmware import house
 from firmware.link import face
 from firmware.link.frame import encode
 from firmware.link.link import LINKED, INCOMPATIBLE
@@ -260,3 +261,111 @@ def test_the_lobby_says_nothing_comes_or_only_noise_comes():
     l = a.app.linkplay.lines()
     assert l[0] == "NOISE ON THE CABLE" and l[1].endswith(" BAD FRAMES")
     assert int(l[1].split()[0]) > 0
+
+
+def _cable_test_pair(seed, target=1, levels=(3, 3), **kw):
+    """Two handhelds whose house rules say link_player = cpu (the cable test) and, on
+    both, points to `target`; chosen LINK PLAY and linked, the host dealt with B. ->
+    (pair, host device)."""
+    pair = LinkedPair(framebuf, seed=seed, **kw)
+    words = ("person", "cpu easy", "cpu normal", "cpu hard")
+    for d, level in zip(pair.devs, levels):
+        rules, err = house.load(None, "rules = points\ntarget = %d\nlink_player = %s\n"
+                                % (target, words[level]))
+        assert err is None
+        d.app.link_cpu = rules["link_cpu"]
+        d.app.settings["points"] = rules["points"]
+        d.app.target = rules["target"]
+        d.app.link_play(d.clock.now)
+    pair.run_until(lambda: all(d.app.linkplay.link.state == LINKED for d in pair.devs), 10000)
+    host = authority(pair)
+    pair.run_until(lambda: host.app.linkplay.link.sync.synced(), 10000)
+    host.inp.press(host.clock.now + 1000, 0, "B", 40000)
+    pair.run_until(lambda: all(d.app.screen_name() == "game" for d in pair.devs), 10000)
+    return pair, host
+
+
+def test_r43_the_cable_test_the_cpu_plays_each_handhelds_player_a_whole_game():
+    pair, host = _cable_test_pair(seed=11)
+    a, b = finish(pair)                       # nobody pressed a button after the deal
+    guest = b if host is a else a
+    # The host's rules on both: points to 1, so one round ends the game (R37, R42).
+    for d in (a, b):
+        assert d.app.game.rules.target == 1 and d.app.game.rules.points
+        assert d.app.game.round == 1 and max(d.app.game.scores) >= 1
+    # The guest's CPU pressed on the guest: its presses crossed the cable, stamped by
+    # the guest's clock, to the host's arbiter, in time for it (R43).
+    assert host.app.linkplay.presses_in > 20
+    assert host.app.linkplay.late == 0
+    players = [r[2] for r in host.app.replay.replay().records if r[0] == "button"]
+    assert players.count(0) > 20 and players.count(1) > 20
+
+
+def test_the_cable_test_takes_the_pad_from_the_buttons_during_play():
+    pair, host = _cable_test_pair(seed=12)
+    guest = [d for d in pair.devs if d is not host][0]
+    pair.step_ms(3000)
+    # A person's presses on a cable-test handheld's pad change nothing in play (the
+    # CPU's pad, as on one handheld); the game goes on and ends the same on both.
+    stamps = []
+    for k in range(6):
+        t = (host.clock.now + 1001 + k * 90017) & 0x3FFFFFFF
+        stamps.append(t)
+        host.inp.press(t, 0, "A", 40000)
+        guest.inp.press(guest.clock.now + 1001 + k * 90017, 0, "A", 40000)
+    a, b = finish(pair)
+    assert a.app.replay == b.app.replay
+    assert host.app.linkplay.base == 0        # no link loss: game time is host time
+    recorded = [r[1] for r in host.app.replay.replay().records if r[0] == "button"]
+    assert len(recorded) > 40 and not set(stamps) & set(recorded)
+
+
+def test_r37_a_linked_game_plays_to_the_hosts_target():
+    # The host's house rules set the target; the guest's own is another. Both play to
+    # the host's (the start of the game carries it, as it carries the rules).
+    pair = LinkedPair(framebuf, seed=13)
+    pair.devs[0].app.target = 7
+    pair.devs[1].app.target = 7
+    for d in pair.devs:
+        d.app.settings["points"] = 1
+    host = start_linked_game(pair, seed=13)
+    guest = [d for d in pair.devs if d is not host][0]
+    assert host.app.game.rules.target == 7 and guest.app.game.rules.target == 7
+    guest.app.target = 100
+    a, b = finish(pair)
+    assert a.app.game.rules.target == b.app.game.rules.target == 7
+
+
+def test_a_start_record_cut_short_before_its_target_still_starts_a_game():
+    # A peer's "S" record that says a target follows but ends first: the default
+    # target, no crash (the stream's records are read with their lengths checked).
+    pair = LinkedPair(framebuf, seed=14)
+    for d in pair.devs:
+        d.app.link_play(d.clock.now)
+    pair.run_until(lambda: all(d.app.linkplay.link.state == LINKED for d in pair.devs), 10000)
+    guest = [d for d in pair.devs if d is not authority(pair)][0]
+    lp = guest.app.linkplay
+    m = bytearray(b"S") + bytes(4) + bytes((0, 0, 0, 9)) + bytes((5, 0)) + b"\x00"
+    lp._apply(bytes(m), guest.clock.now)
+    assert guest.app.game.rules.target == 100 and guest.app.game.rules.points
+
+
+@pytest.mark.parametrize("who", ["guest", "authority"])
+def test_r43_the_cable_test_survives_noise_drift_a_cut_and_a_restart(who):
+    pair, host = _cable_test_pair(seed=15, ppm=(0, 200))
+    pair.wire.drop_per_k = 10
+    pair.wire.flip_per_k = 1
+    pair.step_ms(1500)
+    pair.wire.cut(pair.wire.now, 1500)
+    pair.run_until(lambda: all(d.app.linkplay._lost_shown for d in pair.devs), 1000)
+    pair.run_until(lambda: not any(d.app.linkplay._lost_shown for d in pair.devs), 3000)
+    pair.step_ms(1000)
+    assert not any(d.app.screen_name() == "over" for d in pair.devs)
+    k = pair.devs.index(host)
+    if who == "guest":
+        k = 1 - k
+    fresh = pair.restart(k)
+    fresh.app.link_cpu = 3            # its house rules, read again at power-up
+    a, b = finish(pair)
+    assert pair.wire.dropped > 10 and pair.wire.flipped > 0
+    assert a.app.game.round == 1 and a.app.game.rules.target == 1
