@@ -719,6 +719,23 @@ def case_retire_boundary():
     return {"at": at, "irq": irq}
 
 
+def case_retired_by_an_idle_poll():
+    # A poll() that finds a lock-out 2**28 us old (positive age) or older than 2**29 us
+    # (ticks_diff negative, beyond -2**28) retires it even with nothing to publish: a
+    # period later ticks_diff is small again, and a release then is a real event, not
+    # a bounce of a press a period old.
+    out = {}
+    for name, age in (("at_2_pow_28", 1 << 28), ("past_2_pow_29", (1 << 29) + 100)):
+        bc = new_board()
+        b = BOARD
+        b.edge(1000, A1, True)
+        bc.poll(1000 + age)
+        b.edge(1000 + PERIOD + 5, A1, False)
+        out[name] = ev(bc.drain(poll=False))
+        out[name + "_bounces"] = list(bc.bounces)
+    return out
+
+
 def case_read_gpio():
     # A board can hand the capture its own reader of the input word instead of mem32.
     global BOARD
@@ -885,6 +902,7 @@ CASES = {
     "ring_wrap": case_ring_wrap,
     "poll_in_lockout": case_poll_in_lockout,
     "retire_boundary": case_retire_boundary,
+    "retired_by_an_idle_poll": case_retired_by_an_idle_poll,
     "read_gpio": case_read_gpio,
     "first_edge_poll": case_first_edge_poll,
     "odd_ring": case_odd_ring,
