@@ -71,6 +71,14 @@ def test_after_a_long_silence_the_handler_counts_the_wraps_from_the_clock(res):
     assert r["events"] == [[r["expected"], 1, "B", 1]]
 
 
+def test_after_whole_turns_of_silence_a_sample_is_placed_in_its_own_turn(res):
+    # From the sample's own µs to 2 µs before its loop count comes round again.
+    cases = res["silence_edges"]["cases"]
+    assert len(cases) == 24
+    for turns, rest, when, stamps, expected in cases:
+        assert stamps == [expected], (turns, rest, when)
+
+
 def test_a_change_inside_the_lock_out_is_an_event_at_its_end(res):
     r = res["lockout"]
     assert r["mid"] == [[r["press"], 0, "A", 1]] and r["still"] == []

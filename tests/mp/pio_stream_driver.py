@@ -215,6 +215,30 @@ def case_silence():
     return {"events": ev(s.cap.drain(poll=False)), "expected": s.stamp(loop)}
 
 
+def case_silence_edges():
+    # After a silence of one to five whole 2**29-loop turns, the handler places a sample
+    # in the right turn whether it runs in the sample's own µs or as late as 2 µs before
+    # the same loop count comes round again, whatever the loop count's remainder in a µs
+    # (cycles per µs do not divide a loop's cycles). Each case: [turns, loop count past them,
+    # when, stamps, expected]. The latest, five turns on and a turn late, is 511 s after
+    # the anchor: inside the 2**29 µs ticks_diff can tell.
+    out = []
+    for turns in (1, 3, 5):
+        for rest in (124, 3 * CPU + 61, 1000 * CPU + 124, MASK29 - 5):
+            loop = turns * (MASK29 + 1) + rest
+            for when in ("at once", "a turn later"):
+                s = Sampler()
+                s.sample(loop, 8)
+                if when == "at once":
+                    s.now[0] = s.stamp(loop)
+                else:
+                    s.now[0] = (s.stamp(loop + MASK29 + 1) - 2) % PERIOD
+                s.irq()
+                got = s.cap.drain(poll=False)
+                out.append([turns, rest, when, [e[0] for e in got], s.stamp(loop)])
+    return {"cases": out}
+
+
 def case_lockout():
     # A release 3 ms after the press is inside the lock-out: it is an event exactly at
     # the lock-out's end; poll() ends it once the clock is past it. Bounces are counted.
@@ -622,6 +646,7 @@ CASES = {
     "sub_us": case_sub_us,
     "wrap": case_wrap,
     "silence": case_silence,
+    "silence_edges": case_silence_edges,
     "lockout": case_lockout,
     "overflow": case_overflow,
     "idle_frames": case_idle_frames,
