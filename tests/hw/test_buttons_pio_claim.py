@@ -567,3 +567,28 @@ def test_stamps_are_exact_away_from_a_microseconds_edge(monkeypatch):
             assert got[0][0] == chip.stamp(loop, cap)
             checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("ring_words", [8, 256, 1024])
+def test_the_dma_ring_is_aligned_to_its_size_inside_the_capture_array(monkeypatch, ring_words):
+    # The DMA wraps its write address on a (1 << ring_size)-byte boundary: the ring must
+    # be exactly ring_words words, start on a multiple of its size, and lie wholly in the
+    # array the capture reads (the fake places arrays 4 bytes past a 64 KB boundary).
+    chip = Chip(monkeypatch)
+    cap = started(chip, ring_words=ring_words)
+    ring = [d for d in chip.dmas if d.cfg and d.cfg["ctrl"].get("ring_sel")]
+    assert len(ring) == 1
+    size = 1 << ring[0].cfg["ctrl"]["ring_size"]
+    start = chip.addr_of(ring[0].cfg["write"])
+    assert size == 4 * ring_words and start % size == 0
+    arr, k = chip.locate(start)
+    assert arr is cap._ring and k + ring_words <= len(arr)
+
+
+def test_a_capture_whose_calibration_failed_reports_no_phase_window(monkeypatch):
+    chip = Chip(monkeypatch)
+    monkeypatch.setattr(time, "sleep_us", lambda us: chip.sleep_us(us // 4), raising=False)
+    cap = PioCapture(board.BUTTONS, board.DEBOUNCE_US, ticks_us=chip.ticks)
+    with pytest.raises(CaptureUnavailable):
+        cap.start(chip.machine)
+    assert cap.phase_window == 0 and cap.sample_ns == 0

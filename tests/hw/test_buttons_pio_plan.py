@@ -80,6 +80,27 @@ def test_calibration_fails_when_the_clock_is_not_what_was_assumed():
     assert solve_phase(reads, period, 125) is None
 
 
+@pytest.mark.parametrize("cpu", range(1, 301))
+def test_the_calibrator_fits_any_whole_mhz_clock(cpu):
+    # Any clock of whole MHz is accepted (PioCapture.start): the loop waits the period
+    # exactly, in the fewest instructions that can (each waits at most 32 cycles), and
+    # its 32 pushes step through every phase of the µs with the smallest step that does.
+    delays, period = calibrator_delays(cpu)
+    assert sum(d + 1 for d in delays) == period
+    assert all(0 <= d <= 31 for d in delays)
+    assert len(delays) == max(2, -(-period // 32))
+    step = period - cpu
+    assert 31 * step >= cpu > 31 * (step - 1)   # the 32nd push a whole µs on, no more
+
+
+def test_the_dma_ring_may_be_8_to_1024_words_a_power_of_two():
+    for words in (8, 16, 512, 1024):
+        assert PioCapture(board.BUTTONS, ring_words=words)._ring_words == words
+    for words in (4, 2048, 100, 0, -8):
+        with pytest.raises(ValueError, match="ring_words"):
+            PioCapture(board.BUTTONS, ring_words=words)
+
+
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError):
         PioCapture(board.BUTTONS, ring_words=100)
