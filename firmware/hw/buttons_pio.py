@@ -444,6 +444,10 @@ class PioCapture(Capture):
 
     # ---- interrupt side: no allocation below until drain() -----------------------------
     def _irq(self, _pio):
+        # The sampler pushes its loop 0 while start() still calibrates: no time base
+        # to stamp it with yet. start()'s own poll() reads those words once there is.
+        if not self._running:
+            return
         try:
             self._process()
         except Exception:  # counted, so the IRQ stays on (see buttons.py)

@@ -45,6 +45,7 @@ class Chip:
         self.load_at = list(load_at)     # where the PIO puts the programs, in load order
         self.slept_us = 0
         self.cal_start = None            # (pio_id, slept_us) when the calibrator started
+        self.first_sample_due = False    # the sampler's loop 0 is pushed when time first passes
         self.dma_irqs = []               # channels that raised a DMA interrupt
         self.cpu = mhz
         self.phase = phase
@@ -228,6 +229,27 @@ class Chip:
             if sm.pio_id == pio_id and mask >> sm.index & 1:
                 sm.on = True
         self.cal_start = (pio_id, self.slept_us)
+        self.first_sample_due = True
+
+    def first_sample(self):
+        """The sampler's loop 0: Y starts at 0, unlike any state word, so it pushes the
+        buttons' state (nothing pressed) and raises its interrupt, while the capture is
+        still calibrating."""
+        self.first_sample_due = False
+        sm = [s for s in self.sms if s.in_base is not None and s.on]
+        if not sm:
+            return
+        sm = sm[0]
+        for d in self.dmas:
+            if d.paced_by(sm.pio_id, sm.index):
+                arr, k = self.locate(d.cfg["write"])
+                for w in (1 << 29, 0):
+                    arr[k + d.done % ((1 << d.cfg["ctrl"]["ring_size"]) // 4)] = w
+                    d.done += 1
+                self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
+        pio = self.pios[sm.pio_id]
+        if pio.handler is not None and pio.trigger & (0x100 << sm.index):
+            pio.handler(pio)
 
     def sleep_us(self, us):
         """Time passes: the calibrator pushes 32 words, `period` cycles apart, those of
@@ -235,6 +257,8 @@ class Chip:
         DREQ takes each, chained to one copying the timer the firmware named."""
         before = self.slept_us - (self.cal_start[1] if self.cal_start else 0)
         self.slept_us += us
+        if self.first_sample_due:
+            self.first_sample()
         if self.cal_start is None:
             return
         pio_id, start = self.cal_start
@@ -592,3 +616,18 @@ def test_a_capture_whose_calibration_failed_reports_no_phase_window(monkeypatch)
     with pytest.raises(CaptureUnavailable):
         cap.start(chip.machine)
     assert cap.phase_window == 0 and cap.sample_ns == 0
+
+
+@pytest.mark.parametrize("t0", [(1 << 30) - 5000, 200_000_000, 700_000_000])
+def test_the_samplers_first_push_during_calibration_is_no_error(monkeypatch, t0):
+    # The sampler pushes its loop 0 as soon as it starts, while the capture is still
+    # calibrating: the handler takes it without an error, whatever the clock reads, and
+    # a press after start() is stamped with its sample's µs.
+    chip = Chip(monkeypatch, t0=t0)
+    cap = started(chip)
+    assert cap.errors == 0 and cap.pending() == 0
+    chip.press(cap, 90000, 0b0010)                 # P0 B
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "B", 1]]
+    assert abs(got[0][0] - chip.stamp(90000, cap)) <= 1
+    assert cap.errors == 0
