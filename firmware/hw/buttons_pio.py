@@ -621,6 +621,10 @@ class PioCapture(Capture):
         s = m.disable_irq()
         try:
             self._process()
+            if self._pub_loop >= 0 and self._tdiff(t, self._pub_t) >= _BUMP_US:
+                # No sample still to come can share that stamp's µs (R19): forget it,
+                # before the 2**30 µs wrap makes an old stamp look like a recent one.
+                self._pub_loop = -1
             self._expire_until((t - _MARGIN_US) & _MASK30)
             self._freshen((t - _MARGIN_US) & _MASK30)
             if not self._mem[self._ch_ctrl] & _CH_BUSY:  # the ring channel's count ran out

@@ -79,6 +79,12 @@ def test_after_whole_turns_of_silence_a_sample_is_placed_in_its_own_turn(res):
         assert stamps == [expected], (turns, rest, when)
 
 
+def test_a_release_a_whole_clock_period_later_has_its_own_samples_stamp(res):
+    r = res["a_period_later"]
+    assert r["release"] == (r["press"] - 500) % (1 << 30)
+    assert r["events"] == [[r["press"], 0, "A", 1], [r["release"], 0, "A", 0]]
+
+
 def test_a_change_inside_the_lock_out_is_an_event_at_its_end(res):
     r = res["lockout"]
     assert r["mid"] == [[r["press"], 0, "A", 1]] and r["still"] == []

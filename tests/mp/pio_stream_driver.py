@@ -239,6 +239,33 @@ def case_silence_edges():
     return {"cases": out}
 
 
+def case_a_period_later(late_by_us=500):
+    # A release 2**30 µs less 500 µs after the press, with poll() every second between
+    # (the main loop): the stamps' clock has wrapped once, so the release's stamp is
+    # 500 µs before the press's. It is its own sample's µs, not moved past the press's
+    # stamp as if the two samples were in the same µs (R19).
+    s = Sampler()
+    p = 1000
+    s.sample(p, 1)
+    s.time_of(p)
+    s.irq()
+    out = ev(s.cap.drain(poll=False))
+    loop = p + (PERIOD - late_by_us) * CPU // s.cap._L
+    while (s.stamp(loop) - s.stamp(p)) % PERIOD < PERIOD - late_by_us:
+        loop += 1
+    k = p
+    second = loops_for_us(1000000)
+    while k + second < loop - 100:
+        k += second
+        s.time_of(k)
+        out += ev(s.cap.drain())
+    s.sample(loop, 0)
+    s.time_of(loop)
+    s.irq()
+    out += ev(s.cap.drain(poll=False))
+    return {"events": out, "press": s.stamp(p), "release": s.stamp(loop)}
+
+
 def case_lockout():
     # A release 3 ms after the press is inside the lock-out: it is an event exactly at
     # the lock-out's end; poll() ends it once the clock is past it. Bounces are counted.
@@ -647,6 +674,7 @@ CASES = {
     "wrap": case_wrap,
     "silence": case_silence,
     "silence_edges": case_silence_edges,
+    "a_period_later": case_a_period_later,
     "lockout": case_lockout,
     "overflow": case_overflow,
     "idle_frames": case_idle_frames,
