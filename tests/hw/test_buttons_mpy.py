@@ -247,6 +247,12 @@ def test_an_idle_poll_retires_a_lockout_2_pow_28_us_old_either_way(res):
         assert r[name + "_bounces"] == [0, 0, 0, 0], name
 
 
+def test_frames_while_a_held_back_press_still_reads_open_leave_irqs_alone(res):
+    r = res["held_back_poll_quiet"]
+    assert r["quiet"] == [] and r["disable_quiet"] == 0
+    assert r["disable_closed"] == 1 and r["closed"] == [[100000, 0, "A", 1]]
+
+
 def test_an_injected_gpio_reader_replaces_mem32(res):
     r = res["read_gpio"]
     assert r["held"] == [[0, 0, "B", 1]]

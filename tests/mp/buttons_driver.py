@@ -736,6 +736,26 @@ def case_retired_by_an_idle_poll():
     return out
 
 
+def case_held_back_poll_quiet():
+    # A press held back at its first edge (the contact bounced open): frames inside
+    # its lock-out that still read the contact open have nothing to do, and switch
+    # no interrupts off; the frame that reads it closed publishes it.
+    bc = new_board()
+    b = BOARD
+    b.set_time(100_000)
+    b.fire(A0)  # the edge fired, the level reads released: held back
+    calls0 = b.disable_calls
+    quiet = []
+    for now in (100_500, 104_000, 109_000):
+        bc.poll(now)
+        quiet += ev(bc.drain(poll=False))
+    calls1 = b.disable_calls
+    b.level(A0, True)
+    bc.poll(109_500)
+    return {"quiet": quiet, "disable_quiet": calls1 - calls0,
+            "disable_closed": b.disable_calls - calls1, "closed": ev(bc.drain(poll=False))}
+
+
 def case_read_gpio():
     # A board can hand the capture its own reader of the input word instead of mem32.
     global BOARD
@@ -903,6 +923,7 @@ CASES = {
     "poll_in_lockout": case_poll_in_lockout,
     "retire_boundary": case_retire_boundary,
     "retired_by_an_idle_poll": case_retired_by_an_idle_poll,
+    "held_back_poll_quiet": case_held_back_poll_quiet,
     "read_gpio": case_read_gpio,
     "first_edge_poll": case_first_edge_poll,
     "odd_ring": case_odd_ring,
