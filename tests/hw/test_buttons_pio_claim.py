@@ -38,8 +38,10 @@ class Chip:
     calibration read past its µs."""
 
     def __init__(self, monkeypatch, chip="RP2040", mhz=125, busy=(0, 0), phase=40,
-                 t0=(1 << 30) - 5000, load_at=(7, 25), full_pios=(), dma_channels=12):
+                 t0=(1 << 30) - 5000, load_at=(7, 25), full_pios=(), dma_channels=12,
+                 timer_high=0):
         self.chip = chip
+        self.timer_high = timer_high     # TIMERAWL's bits 30 and 31 (the µs since boot)
         self.full_pios = full_pios       # PIO blocks with no room for a program
         self.dma_channels = dma_channels
         self.load_at = list(load_at)     # where the PIO puts the programs, in load order
@@ -276,8 +278,14 @@ class Chip:
                 continue
             for d in timer:
                 right = d.cfg["read"] == TIMERAWL[self.chip]
-                d.transfer((self.t0 + (i * period + self.phase) // self.cpu) % (1 << 30)
-                           if right else 0x5A5A)
+                d.transfer(self.timer_word((self.t0 + (i * period + self.phase) // self.cpu)
+                                           % (1 << 30)) if right else 0x5A5A)
+
+    def timer_word(self, ticks):
+        """TIMERAWL as a 32-bit word in an array of 'i': the µs since boot, whose low 30
+        bits are ticks_us(); from 2**31 µs of uptime on it reads negative."""
+        raw = ticks | self.timer_high << 30
+        return raw - (1 << 32) if raw >= 1 << 31 else raw
 
     def stamp(self, loop, cap):
         """ticks_us of loop `loop`'s sample as the pin saw it."""
@@ -631,3 +639,31 @@ def test_the_samplers_first_push_during_calibration_is_no_error(monkeypatch, t0)
     assert [e[1:] for e in got] == [[0, "B", 1]]
     assert abs(got[0][0] - chip.stamp(90000, cap)) <= 1
     assert cap.errors == 0
+
+
+@pytest.mark.parametrize("timer_high", [0, 1, 2, 3])
+def test_calibration_folds_the_32_bit_timer_to_the_ticks_us_period(monkeypatch, timer_high):
+    # The calibrator's DMA copies TIMERAWL, the µs since boot in 32 bits: past 17.9
+    # minutes of uptime it is beyond 2**30, past 35.8 negative in the array. Its low 30
+    # bits are ticks_us(), and the stamps stay exact.
+    chip = Chip(monkeypatch, phase=40, timer_high=timer_high)
+    cap = started(chip)
+    checked = 0
+    for k in range(1, 13):
+        loop = k * 80000 + 3 * k
+        chip.press(cap, loop, k % 2)
+        got = ev(cap.drain(poll=False))
+        assert len(got) == 1
+        c = (chip.phase + loop * cap.loop_cycles - 2) % chip.cpu
+        if 8 <= c <= chip.cpu - 8:
+            assert got[0][0] == chip.stamp(loop, cap)
+            checked += 1
+    assert checked >= 5
+
+
+@pytest.mark.parametrize("busy,pio,mine", [((0, 0), 0, 0b0011), ((0b0101, 0), 0, 0b1010),
+                                           ((0b1111, 0b0110), 1, 0b1001)])
+def test_start_switches_on_its_own_two_state_machines_and_no_other(monkeypatch, busy, pio, mine):
+    chip = Chip(monkeypatch, busy=busy)
+    started(chip)
+    assert chip.regs[PIO_BASE[pio] + 0x2000] == mine     # CTRL's set alias: SM_ENABLE bits
