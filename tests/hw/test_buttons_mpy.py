@@ -249,6 +249,7 @@ def test_an_idle_poll_retires_a_lockout_2_pow_28_us_old_either_way(res):
 
 def test_frames_while_a_held_back_press_still_reads_open_leave_irqs_alone(res):
     r = res["held_back_poll_quiet"]
+    assert r["early"] == [[100100, 0, "B", 1]]
     assert r["quiet"] == [] and r["disable_quiet"] == 0
     assert r["disable_closed"] == 1 and r["closed"] == [[100000, 0, "A", 1]]
 

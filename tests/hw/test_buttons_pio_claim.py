@@ -667,3 +667,35 @@ def test_start_switches_on_its_own_two_state_machines_and_no_other(monkeypatch, 
     chip = Chip(monkeypatch, busy=busy)
     started(chip)
     assert chip.regs[PIO_BASE[pio] + 0x2000] == mine     # CTRL's set alias: SM_ENABLE bits
+
+
+def test_firmware_without_the_pio_capture_module_gets_the_gpio_capture_and_says_why(monkeypatch):
+    from firmware.hw.buttons import start_capture
+    chip = Chip(monkeypatch)
+    monkeypatch.setitem(sys.modules, "firmware.hw.buttons_pio", None)   # not deployed
+    irqs = []
+
+    class Pin:
+        IN, PULL_UP, IRQ_FALLING, IRQ_RISING = 0, 1, 4, 8
+
+        def __init__(self, gpio, mode=-1, pull=-1):
+            self.gpio = gpio
+
+        def irq(self, *a, **kw):
+            irqs.append(self.gpio)
+    machine = types.SimpleNamespace(Pin=Pin, mem32={0xD0000004: 0x3FFFFFFF})
+    cap = start_capture(board.BUTTONS, board.DEBOUNCE_US, machine)
+    assert cap.kind == "gpio" and cap.why == "no PIO capture module"
+    assert sorted(irqs) == [2, 3, 14, 15] and chip.sms == [] and chip.dmas == []
+
+
+def test_start_capture_gives_a_ring_of_64_events_by_default(monkeypatch):
+    from firmware.hw.buttons import start_capture
+    chip = Chip(monkeypatch)
+    cap = start_capture(board.BUTTONS, board.DEBOUNCE_US, chip.machine)
+    assert cap.kind == "pio"
+    apart = 20000 * 125 // cap.loop_cycles           # 20 ms: past each lock-out
+    for k in range(65):                              # P0 A pressed, released, ... unread
+        chip.press(cap, 1000 + k * apart, (k + 1) % 2)
+    assert cap.pending() == 64 and cap.dropped == 1
+    assert len(cap.drain(poll=False)) == 64

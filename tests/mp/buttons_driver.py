@@ -737,13 +737,16 @@ def case_retired_by_an_idle_poll():
 
 
 def case_held_back_poll_quiet():
-    # A press held back at its first edge (the contact bounced open): frames inside
-    # its lock-out that still read the contact open have nothing to do, and switch
-    # no interrupts off; the frame that reads it closed publishes it.
+    # A press held back at its first edge (the contact bounced open), beside another
+    # button's ordinary press: frames inside their lock-outs that still read the first
+    # contact open have nothing to do, and switch no interrupts off; the frame that
+    # reads it closed publishes it.
     bc = new_board()
     b = BOARD
     b.set_time(100_000)
     b.fire(A0)  # the edge fired, the level reads released: held back
+    b.edge(100_100, B0, True)  # another button's ordinary press, held down
+    early = ev(bc.drain(poll=False))
     calls0 = b.disable_calls
     quiet = []
     for now in (100_500, 104_000, 109_000):
@@ -752,7 +755,7 @@ def case_held_back_poll_quiet():
     calls1 = b.disable_calls
     b.level(A0, True)
     bc.poll(109_500)
-    return {"quiet": quiet, "disable_quiet": calls1 - calls0,
+    return {"early": early, "quiet": quiet, "disable_quiet": calls1 - calls0,
             "disable_closed": b.disable_calls - calls1, "closed": ev(bc.drain(poll=False))}
 
 
