@@ -85,6 +85,12 @@ def test_a_release_a_whole_clock_period_later_has_its_own_samples_stamp(res):
     assert r["events"] == [[r["press"], 0, "A", 1], [r["release"], 0, "A", 0]]
 
 
+def test_other_state_machines_fifo_flags_are_not_lost_words(res):
+    r = res["other_fifo_flags"]
+    assert r["events"] == [[r["press"], 0, "A", 1]]
+    assert r["fifo"] == 0 and r["dropped"] == 0 and r["fdebug_left"]
+
+
 def test_a_change_inside_the_lock_out_is_an_event_at_its_end(res):
     r = res["lockout"]
     assert r["mid"] == [[r["press"], 0, "A", 1]] and r["still"] == []
