@@ -699,3 +699,27 @@ def test_start_capture_gives_a_ring_of_64_events_by_default(monkeypatch):
         chip.press(cap, 1000 + k * apart, (k + 1) % 2)
     assert cap.pending() == 64 and cap.dropped == 1
     assert len(cap.drain(poll=False)) == 64
+
+
+def _decoded(word):
+    """The few PIO instructions the capture executes, from the RP2040 datasheet's
+    encoding: (name, destination, value)."""
+    op = word >> 13
+    if op == 0b111:                                   # SET: destination, 5-bit data
+        return ("set", {1: "x", 2: "y"}[(word >> 5) & 7], word & 31)
+    if op == 0b101:                                   # MOV: destination, source
+        return ("mov", {6: "isr"}[(word >> 5) & 7], {3: "null"}[word & 7] if (word >> 3) & 3 == 0 else "?")
+    if op == 0b000 and (word >> 5) & 7 == 0:          # JMP always
+        return ("jmp", "pc", word & 31)
+    return ("?", word)
+
+
+def test_the_sampler_starts_counting_from_0_with_no_state_so_its_loop_0_pushes(monkeypatch):
+    chip = Chip(monkeypatch, load_at=(9, 25))
+    started(chip)
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    assert [_decoded(w) for w in sampler.execs] == [
+        ("set", "x", 0),           # the loop count, X, counts down from 0
+        ("set", "y", 0),           # no state word (bit 29 set) is 0: loop 0 pushes
+        ("mov", "isr", "null"),
+        ("jmp", "pc", 9 + 10)]     # at its sample instruction

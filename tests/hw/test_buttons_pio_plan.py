@@ -61,6 +61,18 @@ def test_calibration_finds_the_phase_of_the_timer(cpu, phase):
     assert lo <= phase < hi and hi - lo <= period - cpu + 8
 
 
+@pytest.mark.parametrize("slack", [0, 1])
+def test_calibration_with_exact_reads_and_little_slack_finds_every_phase(slack):
+    # A DMA that reads the timer on its cycle needs no slack: every phase of the µs is
+    # found, in a window no wider than the step between pushes (plus the slack).
+    for cpu in (125, 150):
+        delays, period = calibrator_delays(cpu)
+        for phase in range(cpu):
+            reads = [1000 + (i * period + phase) // cpu for i in range(32)]
+            lo, hi = solve_phase(reads, period, cpu, slack=slack)
+            assert lo <= phase < hi and hi - lo <= period - cpu + 2 * slack, (cpu, phase)
+
+
 def test_calibration_tolerates_a_dma_a_few_cycles_late_or_early():
     rng = random.Random(5)
     for trial in range(300):
