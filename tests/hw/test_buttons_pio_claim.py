@@ -723,3 +723,14 @@ def test_the_sampler_starts_counting_from_0_with_no_state_so_its_loop_0_pushes(m
         ("set", "y", 0),           # no state word (bit 29 set) is 0: loop 0 pushes
         ("mov", "isr", "null"),
         ("jmp", "pc", 9 + 10)]     # at its sample instruction
+
+
+def test_a_full_fifo_flagged_in_the_pio_blocks_fdebug_is_counted(monkeypatch):
+    chip = Chip(monkeypatch, busy=(0b0011, 0))                 # PIO0's SMs 2 and 3
+    cap = started(chip)
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    fdebug = PIO_BASE[0] + 0x008
+    chip.regs[fdebug] = 1 << sampler.index                      # RXSTALL: a push found it full
+    chip.press(cap, 5000, 0b0001)
+    assert cap.fifo_overflows == 1 and cap.dropped == 1
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1]]
