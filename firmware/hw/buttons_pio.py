@@ -444,6 +444,10 @@ class PioCapture(Capture):
 
     # ---- interrupt side: no allocation below until drain() -----------------------------
     def _irq(self, _pio):
+        # The sampler pushes its loop 0 while start() still calibrates: no time base
+        # to stamp it with yet. start()'s own poll() reads those words once there is.
+        if not self._running:
+            return
         try:
             self._process()
         except Exception:  # counted, so the IRQ stays on (see buttons.py)
@@ -617,6 +621,10 @@ class PioCapture(Capture):
         s = m.disable_irq()
         try:
             self._process()
+            if self._pub_loop >= 0 and self._tdiff(t, self._pub_t) >= _BUMP_US:
+                # No sample still to come can share that stamp's µs (R19): forget it,
+                # before the 2**30 µs wrap makes an old stamp look like a recent one.
+                self._pub_loop = -1
             self._expire_until((t - _MARGIN_US) & _MASK30)
             self._freshen((t - _MARGIN_US) & _MASK30)
             if not self._mem[self._ch_ctrl] & _CH_BUSY:  # the ring channel's count ran out

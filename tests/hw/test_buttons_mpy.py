@@ -240,6 +240,20 @@ def test_a_lockout_is_retired_at_exactly_2_pow_28_us_of_negative_age(res):
     assert r["irq"] == [[1000, 0, "B", 1], [1000 + 3 * (1 << 28), 0, "B", 0]]
 
 
+def test_an_idle_poll_retires_a_lockout_2_pow_28_us_old_either_way(res):
+    r = res["retired_by_an_idle_poll"]
+    for name in ("at_2_pow_28", "past_2_pow_29"):
+        assert r[name] == [[1000, 1, "A", 1], [1005, 1, "A", 0]], name
+        assert r[name + "_bounces"] == [0, 0, 0, 0], name
+
+
+def test_frames_while_a_held_back_press_still_reads_open_leave_irqs_alone(res):
+    r = res["held_back_poll_quiet"]
+    assert r["early"] == [[100100, 0, "B", 1]]
+    assert r["quiet"] == [] and r["disable_quiet"] == 0
+    assert r["disable_closed"] == 1 and r["closed"] == [[100000, 0, "A", 1]]
+
+
 def test_an_injected_gpio_reader_replaces_mem32(res):
     r = res["read_gpio"]
     assert r["held"] == [[0, 0, "B", 1]]

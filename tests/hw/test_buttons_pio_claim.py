@@ -38,13 +38,16 @@ class Chip:
     calibration read past its µs."""
 
     def __init__(self, monkeypatch, chip="RP2040", mhz=125, busy=(0, 0), phase=40,
-                 t0=(1 << 30) - 5000, load_at=(7, 25), full_pios=(), dma_channels=12):
+                 t0=(1 << 30) - 5000, load_at=(7, 25), full_pios=(), dma_channels=12,
+                 timer_high=0):
         self.chip = chip
+        self.timer_high = timer_high     # TIMERAWL's bits 30 and 31 (the µs since boot)
         self.full_pios = full_pios       # PIO blocks with no room for a program
         self.dma_channels = dma_channels
         self.load_at = list(load_at)     # where the PIO puts the programs, in load order
         self.slept_us = 0
         self.cal_start = None            # (pio_id, slept_us) when the calibrator started
+        self.first_sample_due = False    # the sampler's loop 0 is pushed when time first passes
         self.dma_irqs = []               # channels that raised a DMA interrupt
         self.cpu = mhz
         self.phase = phase
@@ -228,6 +231,27 @@ class Chip:
             if sm.pio_id == pio_id and mask >> sm.index & 1:
                 sm.on = True
         self.cal_start = (pio_id, self.slept_us)
+        self.first_sample_due = True
+
+    def first_sample(self):
+        """The sampler's loop 0: Y starts at 0, unlike any state word, so it pushes the
+        buttons' state (nothing pressed) and raises its interrupt, while the capture is
+        still calibrating."""
+        self.first_sample_due = False
+        sm = [s for s in self.sms if s.in_base is not None and s.on]
+        if not sm:
+            return
+        sm = sm[0]
+        for d in self.dmas:
+            if d.paced_by(sm.pio_id, sm.index):
+                arr, k = self.locate(d.cfg["write"])
+                for w in (1 << 29, 0):
+                    arr[k + d.done % ((1 << d.cfg["ctrl"]["ring_size"]) // 4)] = w
+                    d.done += 1
+                self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
+        pio = self.pios[sm.pio_id]
+        if pio.handler is not None and pio.trigger & (0x100 << sm.index):
+            pio.handler(pio)
 
     def sleep_us(self, us):
         """Time passes: the calibrator pushes 32 words, `period` cycles apart, those of
@@ -235,6 +259,8 @@ class Chip:
         DREQ takes each, chained to one copying the timer the firmware named."""
         before = self.slept_us - (self.cal_start[1] if self.cal_start else 0)
         self.slept_us += us
+        if self.first_sample_due:
+            self.first_sample()
         if self.cal_start is None:
             return
         pio_id, start = self.cal_start
@@ -252,8 +278,14 @@ class Chip:
                 continue
             for d in timer:
                 right = d.cfg["read"] == TIMERAWL[self.chip]
-                d.transfer((self.t0 + (i * period + self.phase) // self.cpu) % (1 << 30)
-                           if right else 0x5A5A)
+                d.transfer(self.timer_word((self.t0 + (i * period + self.phase) // self.cpu)
+                                           % (1 << 30)) if right else 0x5A5A)
+
+    def timer_word(self, ticks):
+        """TIMERAWL as a 32-bit word in an array of 'i': the µs since boot, whose low 30
+        bits are ticks_us(); from 2**31 µs of uptime on it reads negative."""
+        raw = ticks | self.timer_high << 30
+        return raw - (1 << 32) if raw >= 1 << 31 else raw
 
     def stamp(self, loop, cap):
         """ticks_us of loop `loop`'s sample as the pin saw it."""
@@ -567,3 +599,138 @@ def test_stamps_are_exact_away_from_a_microseconds_edge(monkeypatch):
             assert got[0][0] == chip.stamp(loop, cap)
             checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("ring_words", [8, 256, 1024])
+def test_the_dma_ring_is_aligned_to_its_size_inside_the_capture_array(monkeypatch, ring_words):
+    # The DMA wraps its write address on a (1 << ring_size)-byte boundary: the ring must
+    # be exactly ring_words words, start on a multiple of its size, and lie wholly in the
+    # array the capture reads (the fake places arrays 4 bytes past a 64 KB boundary).
+    chip = Chip(monkeypatch)
+    cap = started(chip, ring_words=ring_words)
+    ring = [d for d in chip.dmas if d.cfg and d.cfg["ctrl"].get("ring_sel")]
+    assert len(ring) == 1
+    size = 1 << ring[0].cfg["ctrl"]["ring_size"]
+    start = chip.addr_of(ring[0].cfg["write"])
+    assert size == 4 * ring_words and start % size == 0
+    arr, k = chip.locate(start)
+    assert arr is cap._ring and k + ring_words <= len(arr)
+
+
+def test_a_capture_whose_calibration_failed_reports_no_phase_window(monkeypatch):
+    chip = Chip(monkeypatch)
+    monkeypatch.setattr(time, "sleep_us", lambda us: chip.sleep_us(us // 4), raising=False)
+    cap = PioCapture(board.BUTTONS, board.DEBOUNCE_US, ticks_us=chip.ticks)
+    with pytest.raises(CaptureUnavailable):
+        cap.start(chip.machine)
+    assert cap.phase_window == 0 and cap.sample_ns == 0
+
+
+@pytest.mark.parametrize("t0", [(1 << 30) - 5000, 200_000_000, 700_000_000])
+def test_the_samplers_first_push_during_calibration_is_no_error(monkeypatch, t0):
+    # The sampler pushes its loop 0 as soon as it starts, while the capture is still
+    # calibrating: the handler takes it without an error, whatever the clock reads, and
+    # a press after start() is stamped with its sample's µs.
+    chip = Chip(monkeypatch, t0=t0)
+    cap = started(chip)
+    assert cap.errors == 0 and cap.pending() == 0
+    chip.press(cap, 90000, 0b0010)                 # P0 B
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "B", 1]]
+    assert abs(got[0][0] - chip.stamp(90000, cap)) <= 1
+    assert cap.errors == 0
+
+
+@pytest.mark.parametrize("timer_high", [0, 1, 2, 3])
+def test_calibration_folds_the_32_bit_timer_to_the_ticks_us_period(monkeypatch, timer_high):
+    # The calibrator's DMA copies TIMERAWL, the µs since boot in 32 bits: past 17.9
+    # minutes of uptime it is beyond 2**30, past 35.8 negative in the array. Its low 30
+    # bits are ticks_us(), and the stamps stay exact.
+    chip = Chip(monkeypatch, phase=40, timer_high=timer_high)
+    cap = started(chip)
+    checked = 0
+    for k in range(1, 13):
+        loop = k * 80000 + 3 * k
+        chip.press(cap, loop, k % 2)
+        got = ev(cap.drain(poll=False))
+        assert len(got) == 1
+        c = (chip.phase + loop * cap.loop_cycles - 2) % chip.cpu
+        if 8 <= c <= chip.cpu - 8:
+            assert got[0][0] == chip.stamp(loop, cap)
+            checked += 1
+    assert checked >= 5
+
+
+@pytest.mark.parametrize("busy,pio,mine", [((0, 0), 0, 0b0011), ((0b0101, 0), 0, 0b1010),
+                                           ((0b1111, 0b0110), 1, 0b1001)])
+def test_start_switches_on_its_own_two_state_machines_and_no_other(monkeypatch, busy, pio, mine):
+    chip = Chip(monkeypatch, busy=busy)
+    started(chip)
+    assert chip.regs[PIO_BASE[pio] + 0x2000] == mine     # CTRL's set alias: SM_ENABLE bits
+
+
+def test_firmware_without_the_pio_capture_module_gets_the_gpio_capture_and_says_why(monkeypatch):
+    from firmware.hw.buttons import start_capture
+    chip = Chip(monkeypatch)
+    monkeypatch.setitem(sys.modules, "firmware.hw.buttons_pio", None)   # not deployed
+    irqs = []
+
+    class Pin:
+        IN, PULL_UP, IRQ_FALLING, IRQ_RISING = 0, 1, 4, 8
+
+        def __init__(self, gpio, mode=-1, pull=-1):
+            self.gpio = gpio
+
+        def irq(self, *a, **kw):
+            irqs.append(self.gpio)
+    machine = types.SimpleNamespace(Pin=Pin, mem32={0xD0000004: 0x3FFFFFFF})
+    cap = start_capture(board.BUTTONS, board.DEBOUNCE_US, machine)
+    assert cap.kind == "gpio" and cap.why == "no PIO capture module"
+    assert sorted(irqs) == [2, 3, 14, 15] and chip.sms == [] and chip.dmas == []
+
+
+def test_start_capture_gives_a_ring_of_64_events_by_default(monkeypatch):
+    from firmware.hw.buttons import start_capture
+    chip = Chip(monkeypatch)
+    cap = start_capture(board.BUTTONS, board.DEBOUNCE_US, chip.machine)
+    assert cap.kind == "pio"
+    apart = 20000 * 125 // cap.loop_cycles           # 20 ms: past each lock-out
+    for k in range(65):                              # P0 A pressed, released, ... unread
+        chip.press(cap, 1000 + k * apart, (k + 1) % 2)
+    assert cap.pending() == 64 and cap.dropped == 1
+    assert len(cap.drain(poll=False)) == 64
+
+
+def _decoded(word):
+    """The few PIO instructions the capture executes, from the RP2040 datasheet's
+    encoding: (name, destination, value)."""
+    op = word >> 13
+    if op == 0b111:                                   # SET: destination, 5-bit data
+        return ("set", {1: "x", 2: "y"}[(word >> 5) & 7], word & 31)
+    if op == 0b101:                                   # MOV: destination, source
+        return ("mov", {6: "isr"}[(word >> 5) & 7], {3: "null"}[word & 7] if (word >> 3) & 3 == 0 else "?")
+    if op == 0b000 and (word >> 5) & 7 == 0:          # JMP always
+        return ("jmp", "pc", word & 31)
+    return ("?", word)
+
+
+def test_the_sampler_starts_counting_from_0_with_no_state_so_its_loop_0_pushes(monkeypatch):
+    chip = Chip(monkeypatch, load_at=(9, 25))
+    started(chip)
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    assert [_decoded(w) for w in sampler.execs] == [
+        ("set", "x", 0),           # the loop count, X, counts down from 0
+        ("set", "y", 0),           # no state word (bit 29 set) is 0: loop 0 pushes
+        ("mov", "isr", "null"),
+        ("jmp", "pc", 9 + 10)]     # at its sample instruction
+
+
+def test_a_full_fifo_flagged_in_the_pio_blocks_fdebug_is_counted(monkeypatch):
+    chip = Chip(monkeypatch, busy=(0b0011, 0))                 # PIO0's SMs 2 and 3
+    cap = started(chip)
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    fdebug = PIO_BASE[0] + 0x008
+    chip.regs[fdebug] = 1 << sampler.index                      # RXSTALL: a push found it full
+    chip.press(cap, 5000, 0b0001)
+    assert cap.fifo_overflows == 1 and cap.dropped == 1
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1]]

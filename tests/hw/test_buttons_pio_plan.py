@@ -61,6 +61,18 @@ def test_calibration_finds_the_phase_of_the_timer(cpu, phase):
     assert lo <= phase < hi and hi - lo <= period - cpu + 8
 
 
+@pytest.mark.parametrize("slack", [0, 1])
+def test_calibration_with_exact_reads_and_little_slack_finds_every_phase(slack):
+    # A DMA that reads the timer on its cycle needs no slack: every phase of the µs is
+    # found, in a window no wider than the step between pushes (plus the slack).
+    for cpu in (125, 150):
+        delays, period = calibrator_delays(cpu)
+        for phase in range(cpu):
+            reads = [1000 + (i * period + phase) // cpu for i in range(32)]
+            lo, hi = solve_phase(reads, period, cpu, slack=slack)
+            assert lo <= phase < hi and hi - lo <= period - cpu + 2 * slack, (cpu, phase)
+
+
 def test_calibration_tolerates_a_dma_a_few_cycles_late_or_early():
     rng = random.Random(5)
     for trial in range(300):
@@ -78,6 +90,27 @@ def test_calibration_fails_when_the_clock_is_not_what_was_assumed():
     delays, period = calibrator_delays(125)
     reads = [1000 + (i * period) // 130 for i in range(32)]     # the chip runs at 130 MHz
     assert solve_phase(reads, period, 125) is None
+
+
+@pytest.mark.parametrize("cpu", range(1, 301))
+def test_the_calibrator_fits_any_whole_mhz_clock(cpu):
+    # Any clock of whole MHz is accepted (PioCapture.start): the loop waits the period
+    # exactly, in the fewest instructions that can (each waits at most 32 cycles), and
+    # its 32 pushes step through every phase of the µs with the smallest step that does.
+    delays, period = calibrator_delays(cpu)
+    assert sum(d + 1 for d in delays) == period
+    assert all(0 <= d <= 31 for d in delays)
+    assert len(delays) == max(2, -(-period // 32))
+    step = period - cpu
+    assert 31 * step >= cpu > 31 * (step - 1)   # the 32nd push a whole µs on, no more
+
+
+def test_the_dma_ring_may_be_8_to_1024_words_a_power_of_two():
+    for words in (8, 16, 512, 1024):
+        assert PioCapture(board.BUTTONS, ring_words=words)._ring_words == words
+    for words in (4, 2048, 100, 0, -8):
+        with pytest.raises(ValueError, match="ring_words"):
+            PioCapture(board.BUTTONS, ring_words=words)
 
 
 def test_bad_arguments_are_refused():

@@ -71,6 +71,26 @@ def test_after_a_long_silence_the_handler_counts_the_wraps_from_the_clock(res):
     assert r["events"] == [[r["expected"], 1, "B", 1]]
 
 
+def test_after_whole_turns_of_silence_a_sample_is_placed_in_its_own_turn(res):
+    # From the sample's own µs to 2 µs before its loop count comes round again.
+    cases = res["silence_edges"]["cases"]
+    assert len(cases) == 24
+    for turns, rest, when, stamps, expected in cases:
+        assert stamps == [expected], (turns, rest, when)
+
+
+def test_a_release_a_whole_clock_period_later_has_its_own_samples_stamp(res):
+    r = res["a_period_later"]
+    assert r["release"] == (r["press"] - 500) % (1 << 30)
+    assert r["events"] == [[r["press"], 0, "A", 1], [r["release"], 0, "A", 0]]
+
+
+def test_other_state_machines_fifo_flags_are_not_lost_words(res):
+    r = res["other_fifo_flags"]
+    assert r["events"] == [[r["press"], 0, "A", 1]]
+    assert r["fifo"] == 0 and r["dropped"] == 0 and r["fdebug_left"]
+
+
 def test_a_change_inside_the_lock_out_is_an_event_at_its_end(res):
     r = res["lockout"]
     assert r["mid"] == [[r["press"], 0, "A", 1]] and r["still"] == []

@@ -719,6 +719,46 @@ def case_retire_boundary():
     return {"at": at, "irq": irq}
 
 
+def case_retired_by_an_idle_poll():
+    # A poll() that finds a lock-out 2**28 us old (positive age) or older than 2**29 us
+    # (ticks_diff negative, beyond -2**28) retires it even with nothing to publish: a
+    # period later ticks_diff is small again, and a release then is a real event, not
+    # a bounce of a press a period old.
+    out = {}
+    for name, age in (("at_2_pow_28", 1 << 28), ("past_2_pow_29", (1 << 29) + 100)):
+        bc = new_board()
+        b = BOARD
+        b.edge(1000, A1, True)
+        bc.poll(1000 + age)
+        b.edge(1000 + PERIOD + 5, A1, False)
+        out[name] = ev(bc.drain(poll=False))
+        out[name + "_bounces"] = list(bc.bounces)
+    return out
+
+
+def case_held_back_poll_quiet():
+    # A press held back at its first edge (the contact bounced open), beside another
+    # button's ordinary press: frames inside their lock-outs that still read the first
+    # contact open have nothing to do, and switch no interrupts off; the frame that
+    # reads it closed publishes it.
+    bc = new_board()
+    b = BOARD
+    b.set_time(100_000)
+    b.fire(A0)  # the edge fired, the level reads released: held back
+    b.edge(100_100, B0, True)  # another button's ordinary press, held down
+    early = ev(bc.drain(poll=False))
+    calls0 = b.disable_calls
+    quiet = []
+    for now in (100_500, 104_000, 109_000):
+        bc.poll(now)
+        quiet += ev(bc.drain(poll=False))
+    calls1 = b.disable_calls
+    b.level(A0, True)
+    bc.poll(109_500)
+    return {"early": early, "quiet": quiet, "disable_quiet": calls1 - calls0,
+            "disable_closed": b.disable_calls - calls1, "closed": ev(bc.drain(poll=False))}
+
+
 def case_read_gpio():
     # A board can hand the capture its own reader of the input word instead of mem32.
     global BOARD
@@ -885,6 +925,8 @@ CASES = {
     "ring_wrap": case_ring_wrap,
     "poll_in_lockout": case_poll_in_lockout,
     "retire_boundary": case_retire_boundary,
+    "retired_by_an_idle_poll": case_retired_by_an_idle_poll,
+    "held_back_poll_quiet": case_held_back_poll_quiet,
     "read_gpio": case_read_gpio,
     "first_edge_poll": case_first_edge_poll,
     "odd_ring": case_odd_ring,

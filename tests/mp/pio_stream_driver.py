@@ -215,6 +215,72 @@ def case_silence():
     return {"events": ev(s.cap.drain(poll=False)), "expected": s.stamp(loop)}
 
 
+def case_silence_edges():
+    # After a silence of one to five whole 2**29-loop turns, the handler places a sample
+    # in the right turn whether it runs in the sample's own µs or as late as 2 µs before
+    # the same loop count comes round again, whatever the loop count's remainder in a µs
+    # (cycles per µs do not divide a loop's cycles). Each case: [turns, loop count past them,
+    # when, stamps, expected]. The latest, five turns on and a turn late, is 511 s after
+    # the anchor: inside the 2**29 µs ticks_diff can tell.
+    out = []
+    for turns in (1, 3, 5):
+        for rest in (124, 3 * CPU + 61, 1000 * CPU + 124, MASK29 - 5):
+            loop = turns * (MASK29 + 1) + rest
+            for when in ("at once", "a turn later"):
+                s = Sampler()
+                s.sample(loop, 8)
+                if when == "at once":
+                    s.now[0] = s.stamp(loop)
+                else:
+                    s.now[0] = (s.stamp(loop + MASK29 + 1) - 2) % PERIOD
+                s.irq()
+                got = s.cap.drain(poll=False)
+                out.append([turns, rest, when, [e[0] for e in got], s.stamp(loop)])
+    return {"cases": out}
+
+
+def case_a_period_later(late_by_us=500):
+    # A release 2**30 µs less 500 µs after the press, with poll() every second between
+    # (the main loop): the stamps' clock has wrapped once, so the release's stamp is
+    # 500 µs before the press's. It is its own sample's µs, not moved past the press's
+    # stamp as if the two samples were in the same µs (R19).
+    s = Sampler()
+    p = 1000
+    s.sample(p, 1)
+    s.time_of(p)
+    s.irq()
+    out = ev(s.cap.drain(poll=False))
+    loop = p + (PERIOD - late_by_us) * CPU // s.cap._L
+    while (s.stamp(loop) - s.stamp(p)) % PERIOD < PERIOD - late_by_us:
+        loop += 1
+    k = p
+    second = loops_for_us(1000000)
+    while k + second < loop - 100:
+        k += second
+        s.time_of(k)
+        out += ev(s.cap.drain())
+    s.sample(loop, 0)
+    s.time_of(loop)
+    s.irq()
+    out += ev(s.cap.drain(poll=False))
+    return {"events": out, "press": s.stamp(p), "release": s.stamp(loop)}
+
+
+def case_other_fifo_flags():
+    # FDEBUG also holds the other state machines' FIFO flags (and this one's TX and
+    # RX-underflow flags): only this state machine's RXSTALL is a lost word; the
+    # others are neither counted nor cleared.
+    s = Sampler()
+    others = (1 << 1) | (1 << 8) | (1 << 16) | (1 << 24)
+    s.mem.regs[FDEBUG] = others
+    s.sample(1000, 1)
+    s.time_of(1000)
+    s.irq()
+    return {"events": ev(s.cap.drain()), "press": s.stamp(1000),
+            "fifo": s.cap.fifo_overflows, "dropped": s.cap.dropped,
+            "fdebug_left": s.mem.regs[FDEBUG] == others}
+
+
 def case_lockout():
     # A release 3 ms after the press is inside the lock-out: it is an event exactly at
     # the lock-out's end; poll() ends it once the clock is past it. Bounces are counted.
@@ -622,6 +688,9 @@ CASES = {
     "sub_us": case_sub_us,
     "wrap": case_wrap,
     "silence": case_silence,
+    "silence_edges": case_silence_edges,
+    "a_period_later": case_a_period_later,
+    "other_fifo_flags": case_other_fifo_flags,
     "lockout": case_lockout,
     "overflow": case_overflow,
     "idle_frames": case_idle_frames,
