@@ -13,7 +13,7 @@ HEADLESS := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
 # Every target that names no file; `make help` lists each with the text after its `##`.
-.PHONY: help setup setup-play test test-fast golden bench bench-emulator bench-firmware \
+.PHONY: help setup setup-play test test-fast test-soak golden bench bench-emulator bench-firmware \
 	bench-pico bench-link bench-web simulate mutate clean play demo wiring firmware-sim deploy \
 	repl device-test pico-setup play-pico pico-sim web web-serve web-test chromium check-variant \
 	lab-csv lab-plot
@@ -46,7 +46,12 @@ PYTEST_JOBS ?= auto
 PARALLEL = -n $(PYTEST_JOBS) --dist loadfile
 
 test: $(STAMP) pico-setup web chromium ## the whole suite, headless (PYTEST_JOBS= processes, auto: one a core)
-	$(HEADLESS) $(PY) -m pytest -q $(PARALLEL)
+	$(HEADLESS) $(PY) -m pytest -q $(PARALLEL) -m "not soak"
+
+# Longer runs of what `make test` already covers (two emulated Picos playing whole
+# linked games, ~4 min of CPU each): before a release, or after a change to link play.
+test-soak: $(STAMP) pico-setup ## the soaks make test leaves out (whole linked games on two emulated Picos)
+	$(HEADLESS) $(PY) -m pytest -q $(PARALLEL) -m soak
 
 # The rules core, the firmware app and the emulator's own tests: no emulated Pico, no
 # browser, no MicroPython binary, nothing that needs the network (markers: pytest.ini).

@@ -117,6 +117,7 @@ def _same_whole_game(results, overs):
 # The same game through every fault (below) is the one in the default run; this clean
 # one costs as much again (docs/TESTING.md).
 @pytest.mark.slow
+@pytest.mark.soak
 def test_r43_two_handhelds_play_a_whole_game_by_themselves_with_the_same_transcript(
         pico_firmware, pico_files, tmp_path):
     with LinkedPicos(pico_firmware, files=_house_files(pico_files, tmp_path),
@@ -127,7 +128,7 @@ def test_r43_two_handhelds_play_a_whole_game_by_themselves_with_the_same_transcr
         _same_whole_game(_results(pair), overs)
 
 
-@pytest.mark.parametrize("restarts", ["guest", pytest.param("host", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("restarts", ["guest", pytest.param("host", marks=(pytest.mark.slow, pytest.mark.soak))])
 def test_r43_a_whole_game_through_noise_drift_a_pulled_cable_and_a_restart_loses_nothing(
         pico_firmware, pico_files, tmp_path, restarts):
     with LinkedPicos(pico_firmware, files=_house_files(pico_files, tmp_path),
