@@ -56,7 +56,7 @@ test-soak: $(STAMP) pico-setup ## the soaks make test leaves out (whole linked g
 # The rules core, the firmware app and the emulator's own tests: no emulated Pico, no
 # browser, no MicroPython binary, nothing that needs the network (markers: pytest.ini).
 test-fast: $(STAMP) ## the quick tiers only (no emulated Pico, browser or MicroPython binary)
-	$(HEADLESS) $(PY) -m pytest -q $(PARALLEL) -m "not pico and not web and not mp and not slow"
+	$(HEADLESS) $(PY) -m pytest -q $(PARALLEL) -m "not pico and not web and not mp and not slow and not soak"
 
 # Speed and memory tables (never timed tests). The other tables first, as make runs
 # prerequisites before the recipe.

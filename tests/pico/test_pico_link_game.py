@@ -114,8 +114,7 @@ def _same_whole_game(results, overs):
     assert other == results[0]
 
 
-# The same game through every fault (below) is the one in the default run; this clean
-# one costs as much again (docs/TESTING.md).
+# These whole games run in `make test-soak` (docs/TESTING.md): each takes minutes of CPU.
 @pytest.mark.slow
 @pytest.mark.soak
 def test_r43_two_handhelds_play_a_whole_game_by_themselves_with_the_same_transcript(
@@ -128,7 +127,9 @@ def test_r43_two_handhelds_play_a_whole_game_by_themselves_with_the_same_transcr
         _same_whole_game(_results(pair), overs)
 
 
-@pytest.mark.parametrize("restarts", ["guest", pytest.param("host", marks=(pytest.mark.slow, pytest.mark.soak))])
+@pytest.mark.slow
+@pytest.mark.soak
+@pytest.mark.parametrize("restarts", ["guest", "host"])
 def test_r43_a_whole_game_through_noise_drift_a_pulled_cable_and_a_restart_loses_nothing(
         pico_firmware, pico_files, tmp_path, restarts):
     with LinkedPicos(pico_firmware, files=_house_files(pico_files, tmp_path),
