@@ -5,8 +5,7 @@ text, a hidden tab pausing a run, and a page with no storage still giving the CS
 the runs it holds."""
 import pytest
 
-from tests.web_helpers import (CAPTURE_DOWNLOADS, FakeBridge, built_site, chromium, serving,
-                               site_url)
+from tests.web_helpers import CAPTURE_DOWNLOADS, FakeBridge
 
 from desktop_emulator import framebuf as fb_standin
 from firmware import lab, lab_store
@@ -133,24 +132,6 @@ def test_a_full_local_storage_says_so_and_still_gives_the_csv():
 
 
 # ---------------------------------------------------------------- in headless Chromium
-
-@pytest.fixture(scope="module")
-def site():
-    d, _ = built_site()
-    with serving(d) as srv:
-        yield site_url(srv)
-
-
-@pytest.fixture
-def page():
-    b = chromium()
-    p = b.new_page()
-    yield p
-    errors = p.errors()
-    p.close()
-    b.close()
-    assert errors == [], "the page logged errors: %s" % errors
-
 
 def test_the_pages_button_downloads_the_labs_csv(site, page):
     import json

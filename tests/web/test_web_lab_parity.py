@@ -8,7 +8,7 @@ start)."""
 
 import pytest
 
-from tests.web_helpers import CAPTURE_DOWNLOADS, built_site, chromium, serving, site_url
+from tests.web_helpers import CAPTURE_DOWNLOADS
 
 from desktop_emulator import framebuf
 from firmware import lab, lab_store
@@ -52,24 +52,6 @@ FAKE_TIME = """(() => {
     tap(code, stamp) { key("keydown", code, stamp); key("keyup", code, stamp + %d); },
   };
 })()""" % (T0_MS, FRAME_MS, HOLD_MS)
-
-
-@pytest.fixture(scope="module")
-def site():
-    d, _ = built_site()
-    with serving(d) as srv:
-        yield site_url(srv)
-
-
-@pytest.fixture
-def page():
-    b = chromium()
-    p = b.new_page()
-    yield p
-    errors = p.errors()
-    p.close()
-    b.close()
-    assert errors == [], "the page logged errors: %s" % errors
 
 
 def until(page, cond_js, limit=3000):
