@@ -916,3 +916,44 @@ def test_r25_a_last_card_s_slap_comes_one_reaction_after_it_at_the_pile_it_leave
     assert results[0][2] is None and results[1][2] is None
     assert results[1][1] - results[0][1] == LEVELS["hard"]["mu"]
     assert LEVELS["hard"]["mu"] < LEVELS["hard"]["step"]
+
+
+@pytest.mark.parametrize("news", ["signal", "fumble"])
+def test_a_slap_plan_given_up_is_no_dropped_move(news):
+    # `dropped` counts moves given up half-way (a card it was heading for); a slap it
+    # had planned after its own last card and drops on the signal (R44) or a buzz
+    # (R41) is no such move, and it still slaps.
+    g = layout(["6C", "", "", "", ""], IDLE_P1, ["8S 7S", "KD"], hands=("", ""))
+    presses, results = run_frames(g.copy(), [Bot(0, "normal", 9)], 3000)
+    t_play = [r[1] for r in results if r[0][0] == "play"][0]
+    bot = Bot(0, "normal", 9)
+    presses, results = run_frames(g, [bot], t_play // 1000 + 3)
+    assert [a[0] for a in applied(results)] == ["play"] and g.phase == SLAP
+    now = (t_play // 1000 + 3) * 1000
+    if news == "signal":
+        bot.signal(now)
+    else:
+        bot.fumbled(now, now)
+    assert bot.dropped == 0
+    slap = None
+    for t in range(now, now + 2000000, 1000):
+        slap = bot.next_press(t)
+        if slap is not None:
+            break
+    assert slap is not None and slap[1] == B          # pile 1, the smaller: B for player 0
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_a_slap_plan_beaten_by_the_opponent_s_slap_is_no_dropped_move(seed):
+    # The bot plays its last card and plans its slap a reaction later (R25); the
+    # opponent slaps first, 3 ms after that card. The bot's plan is stale whether it
+    # sees that at its next look or at its press; it gives it up, and a slap given up
+    # is no dropped move.
+    g = layout(["6C", "", "", "", ""], IDLE_P1, ["8S 7S", "KD"], hands=("", ""))
+    presses, results = run_frames(g.copy(), [Bot(0, "normal", seed)], 3000)
+    t_play = [r[1] for r in results if r[0][0] == "play"][0]
+    bot = Bot(0, "normal", seed)
+    presses, results = run_frames(g, [bot], 3000, script=[(t_play + 3000, ("slap", 1, 1))])
+    assert [a for a in applied(results)][:2] == [("play", 0, 0, 0), ("slap", 1, 1)]
+    assert all(a != ("slap", 0, 1) for a, t, r in results)
+    assert bot.dropped == 0

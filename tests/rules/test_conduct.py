@@ -90,6 +90,21 @@ def fumble_table():
                   hands=("2C", "3D"))
 
 
+def test_r19_tick_says_the_state_changed_in_the_frame_that_settles_a_press():
+    # The table redraws when tick() says the game changed: a press settled once its
+    # window has passed, in a frame with no press of its own, must say so.
+    m = Log(fumble_table(), Conduct())
+    t = 1000
+    m.press(t, 0, B)                                   # 5C onto 6S
+    assert m.tick(t + 1 * MS) is False and m.out == []  # still inside the 2 ms window
+    assert m.tick(t + 3 * MS) is True
+    assert m.out[-1][0] == M.APPLIED and m.out[-1][2] == ("play", 0, 0, 0)
+    assert m.tick(t + 4 * MS) is False                 # nothing more to settle
+    m.press(t + 5 * MS, 0, A)                          # cursor to 9D
+    m.press(t + 6 * MS, 0, B)                          # 9D fits nothing: a fumble
+    assert m.tick(t + 9 * MS) is True and m.out[-1][0] == M.FUMBLE
+
+
 def test_r41_through_the_pipeline_a_play_ends_the_run_and_a_fill_or_a_lost_race_does_not():
     m = Log(fumble_table(), Conduct())
     t = 1000
