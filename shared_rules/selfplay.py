@@ -65,7 +65,7 @@ class _Table(M.Match):
         fl = self.inflight
         for k in range(len(fl)):
             e = fl[k]
-            if e[0] == t and e[1] is action:
+            if e[1] is action:          # each press queues an action object of its own
                 offered = e[2]
                 fl.pop(k)
                 break

@@ -657,3 +657,33 @@ def test_r19_r21_presses_at_distinct_stamps_after_others_in_one_settle_go_by_fir
     res = arb.settle(10_000)
     assert [r for a, t, r in res] == [None, None, None, BEATEN]
     assert arb.ties == 0 and arb.beaten_by_us == [0, 100]
+
+
+def test_r43_the_earlier_press_s_bound_alone_makes_a_tie():
+    # Player 1's press, converted from a linked clock with a 5 ms bound, at 10 ms;
+    # player 0's own press 3 ms later. Within the earlier press's bound: one instant
+    # (R43), a tie (R21) that player 0's priority wins although it touched later.
+    g = race_game()
+    g.tie_priority = 0
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 1, 0, 0), 10_000, 5000)       # 7C on 8S
+    arb.press(("play", 0, 0, 0), 13_000)             # 9D on 8S: conflicts
+    res = arb.settle(20_000)
+    assert [(a, r) for a, t, r in res] == [(("play", 0, 0, 0), None),
+                                           (("play", 1, 0, 0), BEATEN)]
+    assert arb.ties == 1 and g.tie_priority == 1
+
+
+def test_r20_a_card_covered_longer_ago_than_the_race_window_is_no_race_after_a_later_play():
+    # Player 1 covers the 8S (which player 0's 9C fitted) at 1 ms, then plays 4H on 5D
+    # at 201 ms. Player 0's 9C, touched at 301 ms, still aimed at pile 0: the opponent
+    # acted 100 ms before it, but the card it fitted was covered 300 ms before it,
+    # longer than the 250 ms window (R20): a plain misplay, not a lost race.
+    g = layout(["9C", "KC", E, E, E], ["7C", "4H", "6D", E, E], ["8S", "5D"], hands=("3C", "4S"))
+    arb = Arbiter(g, window_us=2000)
+    arb.press(("play", 1, 0, 0), 1000)               # 7C on 8S
+    arb.press(("play", 1, 1, 1), 201_000)            # 4H on 5D
+    assert [r for a, t, r in arb.settle(210_000)] == [None, None]
+    arb.press(("play", 0, 0, 0), 301_000)            # 9C on 7C: doesn't fit
+    assert arb.settle(310_000) == [(("play", 0, 0, 0), 301_000, NO_FIT)]
+    assert arb.races == 0 and arb.beaten_by_us == [0, 0]

@@ -816,10 +816,20 @@ def test_the_bots_of_a_game_get_distinct_pinned_seeds():
 
 
 def test_a_self_played_game_is_capped_at_four_simulated_hours():
-    # The default caps of play(): four simulated hours (tools/simulate.py's "never ends").
+    # The default caps of play(), as docs/SIMULATION.md states them: four simulated
+    # hours and 200,000 applied actions (tools/simulate.py's "never ends").
     assert selfplay.MAX_US == 4 * 60 * 60 * 1000000
+    assert selfplay.MAX_ACTIONS == 200000
     import inspect
-    assert inspect.signature(selfplay.play).parameters["max_us"].default == selfplay.MAX_US
+    params = inspect.signature(selfplay.play).parameters
+    assert params["max_us"].default == selfplay.MAX_US
+    assert params["max_actions"].default == selfplay.MAX_ACTIONS
+
+
+def test_a_self_played_game_is_cut_after_its_action_cap():
+    st = selfplay.play(1, ("hard", "hard"), max_actions=30)
+    assert [v for v in st["violations"] if "never ends" in v], st["violations"]
+    assert st["actions"] == 31 and st["winner"] == -1
 
 
 # ---- mistakes, on a scripted random source ---------------------------------------------

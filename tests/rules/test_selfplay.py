@@ -2,8 +2,10 @@
 game cut short, and its invariant checker catching a game whose legal_actions and
 why_not disagree in either direction. (Whole games and the rest of the checker are in
 test_bot.py.)"""
+import pytest
+
 from shared_rules import selfplay
-from shared_rules.game import Game
+from shared_rules.game import NO_FIT, Game
 
 
 def test_a_game_cut_short_has_no_winner_and_is_not_over():
@@ -77,3 +79,31 @@ def test_the_checker_catches_an_offered_action_refused_quietly(monkeypatch):
     st = selfplay.play(1, ("hard", "hard"), max_us=60 * 10 ** 6)
     assert any(v.startswith("refused an offered action ('play', ") and v.endswith(": not now")
                for v in st["violations"]), st["violations"][:3]
+
+
+def table_of(game):
+    st = {"false0": 0, "false1": 0, "actions": 0, "plays": 0, "plays0": 0, "plays1": 0,
+          "slaps0": 0, "slaps1": 0, "refused": 0, "fumbles": 0, "fumbles0": 0,
+          "fumbles1": 0, "dead_us0": 0, "dead_us1": 0}
+    bad = []
+    return selfplay._Table(game, selfplay.Conduct(), 2000, [], st, bad), bad
+
+
+@pytest.mark.parametrize("theirs_settled_first", [False, True])
+@pytest.mark.parametrize("theirs_queued_first", [False, True])
+def test_the_checker_tells_presses_of_one_stamp_apart(theirs_queued_first, theirs_settled_first):
+    # Both players press at the same µs (a tie, R21): the checker must take each
+    # settled press for its own queued entry, whatever order the two were queued and
+    # settled in, or it blames the wrong one for a refusal.
+    table, bad = table_of(Game(seed=1))
+    mine, theirs = ("play", 0, 1, 0), ("play", 1, 0, 0)     # mine < theirs, as tuples
+    entries = [[500, mine, False], [500, theirs, True]]
+    table.inflight.extend(entries[::-1] if theirs_queued_first else entries)
+    order = [(1, theirs), (0, mine)] if theirs_settled_first else [(0, mine), (1, theirs)]
+    p, action = order[0]
+    table.on_outcome(selfplay.M.REFUSED, p, action, 500, NO_FIT, 600)
+    assert [e[1] for e in table.inflight] == [order[1][1]]     # the other one waits
+    p, action = order[1]
+    table.on_outcome(selfplay.M.REFUSED, p, action, 500, NO_FIT, 600)
+    assert bad == ["refused an offered action ('play', 1, 0, 0) at 500: doesn't fit"]
+    assert table.inflight == []
