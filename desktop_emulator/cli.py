@@ -726,7 +726,7 @@ def _run_headless(run, on_show):
         from desktop_emulator.link import run_headless
         machine = run.engine(FrameDisplay(on_show), ListSound(), inp=ScriptInput(run.clock))
         return run_headless(machine, run.link, run.seats[0], run.seed, _rules(run.args),
-                            until=run.until)
+                            until=run.until, frames=run.args.frames)
     machine = run.engine(FrameDisplay(on_show), ListSound())
     run.start()
     if run.pico is not None:

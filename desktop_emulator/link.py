@@ -264,10 +264,11 @@ def attach(machine, port, now):
 
 
 def run_headless(machine, port, level, seed, rules, until="over", limit_s=HEADLESS_LIMIT_S,
-                 frame_us=33333, out=None):
+                 frame_us=33333, out=None, frames=None):
     """Link play at real time with a CPU hand for this device's player: the authority
     starts a game (seed, rules) once the clocks are synchronised. Returns the reason
-    it ended: until ('over'), or raises LinkError (no peer, the peer gone)."""
+    it ended: until ('over'), 'frames' after `frames` frames (from the start, lobby
+    included), or raises LinkError (no peer, the peer gone)."""
     from host.rig import BotHand
     from host.ports import ScriptInput
     from host.simlink import _PadInput
@@ -304,6 +305,8 @@ def run_headless(machine, port, level, seed, rules, until="over", limit_s=HEADLE
                 # A CPU hand waits out LINK LOST: after 5 s its A would leave the game.
                 hand.pump(now)
             machine.step()
+            if frames is not None and machine.steps >= frames:
+                return "frames"
             if lp.mode == LOBBY and not started and lp.link.authority and \
                     lp.link.state == LINKED and lp.link.sync.synced():
                 started = True

@@ -135,7 +135,7 @@ def test_two_processes_play_a_linked_round_headless_with_the_same_recording(tmp_
     ra, rb = tmp_path / "a.txt", tmp_path / "b.txt"
     a = spawn("--headless", "--link", "listen:%d" % n, "--p0", "hard", "--until", "round",
               "--seed", "3", "--record", str(ra), "--print-state")
-    time.sleep(0.5)
+    # No wait for the listener: the connecting side dials again until it answers.
     b = spawn("--headless", "--link", "connect:127.0.0.1:%d" % n, "--p0", "hard",
               "--until", "round", "--seed", "3", "--record", str(rb), "--print-state")
     try:
@@ -248,19 +248,22 @@ def test_a_bad_mixed_link_is_one_line_and_exit_2(args, why):
 @pytest.mark.slow
 def test_a_peer_that_stops_answering_mid_game_is_one_line_and_exit_2():
     # Slow by design: the headless run gives a peer gone mid-game 20 s to come back.
+    # The peer quits by itself after 150 frames (5 s: linked, synced, dealt), as a
+    # pulled cable or a crashed peer would: no more bytes, no goodbye.
     port = free_port()
     a = spawn("--headless", "--p0", "hard", "--seed", "3", "--link", "listen:%d" % port)
-    b = spawn("--headless", "--p0", "hard", "--link", "connect:127.0.0.1:%d" % port)
+    b = spawn("--headless", "--p0", "hard", "--link", "connect:127.0.0.1:%d" % port,
+              "--frames", "150", "--print-state")
     try:
-        time.sleep(4.0)              # linked, synced, dealt: a CPU game at real time
-        assert a.poll() is None and b.poll() is None
-        b.kill()                     # the peer stops answering, mid-game
+        out_b, err_b = b.communicate(timeout=60)
         out, err = a.communicate(timeout=60)
     finally:
         for p in (a, b):
             if p.poll() is None:
                 p.kill()
             p.communicate()
+    assert b.returncode == 0 and out_b.startswith("screen=game ") and "(frames)" in out_b, \
+        (out_b, err_b)
     assert a.returncode == 2, (out, err)
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "the peer has been gone for 20 s: LINK LOST / CHECK THE " \
