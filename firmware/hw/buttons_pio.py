@@ -49,7 +49,8 @@
 from array import array
 
 from firmware.hw import chip_name
-from firmware.hw.capture import Capture, ticks_us as _ticks_us, ticks_diff as _ticks_diff
+from firmware.hw.capture import (Capture, ticks_us as _ticks_us, ticks_diff as _ticks_diff,
+                                 ticks_add as _ticks_add)
 
 from shared_rules.compat import const
 
@@ -187,6 +188,7 @@ class PioCapture(Capture):
         self._cpu = cycles_per_us or 0
         self._ticks = ticks_us if ticks_us is not None else _ticks_us
         self._tdiff = _ticks_diff
+        self._tadd = _ticks_add
         self._machine = None
         self._mem = None
         self._running = False
@@ -502,7 +504,7 @@ class PioCapture(Capture):
         while d:
             k = d if d <= self._chunk else self._chunk
             c = self._a_f + k * L
-            self._a_t = (self._a_t + c // cpu) & _MASK30
+            self._a_t = self._tadd(self._a_t, c // cpu)
             self._a_f = c % cpu
             self._a_loop = (self._a_loop + k) & _MASK29
             d -= k
@@ -522,7 +524,7 @@ class PioCapture(Capture):
                 k -= 1
         if d <= self._chunk:  # the anchor moves to this sample (one step, as a rule)
             c = self._a_f + d * self._L
-            t = (self._a_t + c // self._cpu) & _MASK30
+            t = self._tadd(self._a_t, c // self._cpu)
             self._a_t = t
             self._a_f = c % self._cpu
             self._a_loop = loop
@@ -559,7 +561,7 @@ class PioCapture(Capture):
                 self._last[i] = t
                 lock[i] = 1
                 self._nlock += 1
-                e = (t + self._db + _MARGIN_US) & _MASK30
+                e = self._tadd(t, self._db + _MARGIN_US)
                 if self._tdiff(e, self._due) < 0:  # poll() ends this lock-out then
                     self._due = e
                 # Stamps keep the samples' order: a later sample never shares an
@@ -570,7 +572,7 @@ class PioCapture(Capture):
                     ts = t
                     dd = self._tdiff(t, self._pub_t)
                     if dd <= 0 and dd > -_BUMP_US and self._pub_loop >= 0:
-                        ts = (self._pub_t + 1) & _MASK30
+                        ts = self._tadd(self._pub_t, 1)
                     self._pub_loop = loop
                     self._pub_t = ts
                 self._publish(ts, i, 1 if lv & b else 0)
@@ -583,7 +585,7 @@ class PioCapture(Capture):
         self._nlock -= 1
         b = self._pbits[i]
         if (raw ^ st) & b:
-            te = (self._last[i] + self._db) & _MASK30
+            te = self._tadd(self._last[i], self._db)
             st ^= b
             self._last[i] = te
             self._lock[i] = 1
@@ -594,13 +596,13 @@ class PioCapture(Capture):
     def _set_due(self):
         # When poll() next has something to do on time alone: the anchor a second old,
         # or a lock-out ending (the samples up to it read).
-        due = (self._a_t + _FRESH_US) & _MASK30
+        due = self._tadd(self._a_t, _FRESH_US)
         if self._nlock:
             lock = self._lock
             last = self._last
             for i in range(self.n):
                 if lock[i]:
-                    e = (last[i] + self._db + _MARGIN_US) & _MASK30
+                    e = self._tadd(last[i], self._db + _MARGIN_US)
                     if self._tdiff(e, due) < 0:
                         due = e
         self._due = due

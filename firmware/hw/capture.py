@@ -17,6 +17,7 @@
 from array import array
 
 from shared_rules.arbiter import ticks_diff as _shared_ticks_diff
+from shared_rules.arbiter import ticks_add as _shared_ticks_add
 
 from shared_rules.compat import const
 
@@ -29,6 +30,9 @@ _PERIOD_MASK = const(0x3FFFFFFF)
 
 
 ticks_diff30 = _shared_ticks_diff   # the 2**30 arithmetic, off the device
+# Sums of stamps go through ticks_add, never (t + d) & mask: on the device t + d reaches
+# 2**30 near the wrap, which is a heap int, and an interrupt handler may not allocate.
+ticks_add = _shared_ticks_add
 
 
 try:
@@ -39,6 +43,7 @@ try:
         from time import ticks_diff
 
         ticks_us = _time_ticks_us
+        ticks_add = _ticks_add
     else:  # unix port: fold its wider ticks to the project's 2**30
 
         def ticks_us():

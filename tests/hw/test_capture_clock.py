@@ -15,6 +15,7 @@ import sys
 import types
 from pathlib import Path
 
+from shared_rules.arbiter import ticks_add as shared_ticks_add
 from shared_rules.arbiter import ticks_diff as shared_ticks_diff
 
 SOURCE = Path(__file__).resolve().parents[2] / "firmware" / "hw" / "capture.py"
@@ -47,6 +48,10 @@ def test_the_unix_ports_wider_ticks_fold_to_2_pow_30(monkeypatch):
     # ... and compared with the 2**30 arithmetic, not the port's 2**62 one.
     assert capture.ticks_diff is shared_ticks_diff
     assert capture.ticks_diff(3, PERIOD - 2) == 5
+    # Sums too: the capture's stamps plus a lock-out wrap at 2**30 (and the shared
+    # arithmetic never makes an int of 2**30 or more on the way).
+    assert capture.ticks_add is shared_ticks_add
+    assert capture.ticks_add(PERIOD - 2, 10_002) == 10_000
 
 
 def test_the_devices_ticks_are_used_as_they_are(monkeypatch):
@@ -57,6 +62,9 @@ def test_the_devices_ticks_are_used_as_they_are(monkeypatch):
     capture = load_capture_with(fake, monkeypatch)
     assert capture.ticks_us is fake.ticks_us
     assert capture.ticks_diff is fake.ticks_diff
+    # The device's own ticks_add (C: it allocates nothing near the wrap, where a + b
+    # would be a heap int in an interrupt handler).
+    assert capture.ticks_add is fake.ticks_add
 
 
 def test_cpython_stamps_perf_counter_microseconds_folded_to_2_pow_30(monkeypatch):
@@ -68,3 +76,4 @@ def test_cpython_stamps_perf_counter_microseconds_folded_to_2_pow_30(monkeypatch
     stamps = [capture.ticks_us() for _ in range(7)]
     assert stamps == [0, 0, 1, 7654, PERIOD - 1, 0, 42]
     assert capture.ticks_diff is shared_ticks_diff
+    assert capture.ticks_add is shared_ticks_add
