@@ -81,3 +81,29 @@ def shoot_recorded_frames(rig):
         shots[t] = (bytes(rig.disp.buf), app.game.snapshot())
     app.replay.frame = frame
     return shots, real
+
+
+class SmallInt(int):
+    """An int that checks every result it takes part in fits the RP2040's small int
+    (-2**30 <= x < 2**30) and stays a SmallInt, so a whole computation from it is
+    watched. Python lets a subclass on the right answer first (`hi % n` calls
+    n.__rmod__), so the values derived from it are seen whichever side it is on."""
+
+    def _wrap(self, v):
+        assert -(1 << 30) <= v < 1 << 30, "intermediate %d needs a heap int on the chip" % v
+        return SmallInt(v)
+
+
+def _watched(name):
+    op = getattr(int, name)
+
+    def method(self, *other):
+        v = op(self, *other)
+        return v if v is NotImplemented else self._wrap(v)
+    return method
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__mod__", "__rmod__",
+              "__floordiv__", "__rfloordiv__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__",
+              "__or__", "__ror__", "__and__", "__rand__", "__xor__", "__rxor__"):
+    setattr(SmallInt, _name, _watched(_name))

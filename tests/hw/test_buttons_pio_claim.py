@@ -14,6 +14,8 @@ import pytest
 
 from firmware.boards import pico as board
 from firmware.hw.buttons_pio import CaptureUnavailable, PioCapture, calibrator_delays, plan
+from shared_rules.arbiter import ticks_diff
+from tests.helpers import SmallInt
 from tests.hw.test_buttons_pio_plan import fake_rp2
 
 PIO_BASE = (0x50200000, 0x50300000)
@@ -734,3 +736,25 @@ def test_a_full_fifo_flagged_in_the_pio_blocks_fdebug_is_counted(monkeypatch):
     chip.press(cap, 5000, 0b0001)
     assert cap.fifo_overflows == 1 and cap.dropped == 1
     assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1]]
+
+
+@pytest.mark.parametrize("loops", [1 << 29, (1 << 29) - 1, 3 * 10 ** 8])
+def test_moving_the_anchor_past_a_long_silence_keeps_every_step_a_small_int(monkeypatch, loops):
+    # After a silence the handler moves its time anchor up to a whole 2**29-loop turn
+    # at once, inside the interrupt: in steps whose every intermediate stays under 2**30
+    # (a heap int on the chip, which a hard interrupt handler may not make), and lands
+    # on that loop's stamp.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    cap._advance(SmallInt(loops))
+    assert cap._a_loop == loops & MASK29
+    assert -1 <= ticks_diff(cap._a_t, chip.stamp(loops, cap)) <= 1
+
+
+def test_a_failed_calibration_names_the_clock_in_one_line(monkeypatch):
+    # The firmware told RP2040 on an RP2350 (150 MHz): it reads a timer that is not there.
+    chip = Chip(monkeypatch, chip="RP2350", mhz=150)
+    monkeypatch.setattr(sys.implementation, "_machine", MACHINE["RP2040"])
+    with pytest.raises(CaptureUnavailable) as e:
+        started(chip)
+    assert str(e.value) == "calibration failed: the timer and a 150 MHz PIO clock disagree"

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared_rules.rng import Rng, mix_seed
+from tests.helpers import SmallInt
 
 M = 0xFFFFFFFF
 
@@ -225,32 +226,6 @@ def test_r40_shuffling_no_card_or_one_card_draws_nothing():
         assert r.shuffle(items) == items
         assert items in ([], ["A"])
         assert r.state == untouched.state
-
-
-class SmallInt(int):
-    """An int that checks every result it takes part in fits the RP2040's small int
-    (-2**30 <= x < 2**30) and stays a SmallInt, so a whole computation from it is
-    watched. Python lets a subclass on the right answer first (`hi % n` calls
-    n.__rmod__), so the values below() derives from n are all seen."""
-
-    def _wrap(self, v):
-        assert -(1 << 30) <= v < 1 << 30, "intermediate %d needs a heap int on the chip" % v
-        return SmallInt(v)
-
-
-def _watched(name):
-    op = getattr(int, name)
-
-    def method(self, *other):
-        v = op(self, *other)
-        return v if v is NotImplemented else self._wrap(v)
-    return method
-
-
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__mod__", "__rmod__",
-              "__floordiv__", "__rfloordiv__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__",
-              "__or__", "__ror__", "__and__", "__rand__", "__xor__", "__rxor__"):
-    setattr(SmallInt, _name, _watched(_name))
 
 
 @pytest.mark.parametrize("n", [(1 << 22) - 1, (1 << 22) - 3, 3_000_017, 65_537, 65_536, 65_535, 52, 7, 1])
