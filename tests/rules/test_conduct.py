@@ -739,3 +739,34 @@ def test_r41_a_flip_pressed_on_an_empty_slot_puts_no_card_down_so_is_no_fumble()
     m.tick(10_000)
     assert [(o[0], o[4]) for o in m.out] == [(M.REFUSED, EMPTY)]
     assert m.fumbles.length == [0, 0] and not m.fumbles.dead(0, 10_001)
+
+
+def test_r26_a_slap_touched_at_the_deadline_that_loses_the_tie_is_too_late():
+    # Player 1 slaps in the very µs of the time limit: the table's own slap is touched
+    # then too, a tie (R21) that player 0's priority gives the table. The slap was not
+    # in time, so it is "too late", not a race lost to the other player.
+    m = slap_round()
+    m.game.tie_priority = 0
+    m.tick(m.signal_t)
+    d = m.deadline
+    m.tick(d - 1)
+    assert m.press(d, 1, A) == M.QUEUED
+    m.tick(d + 5 * MS)
+    assert [(o[0], o[1]) for o in m.out[1:]] == [(M.APPLIED, 0), (M.TOO_LATE, 1)]
+    assert m.out[1][2] is m.auto and m.arbiter.ties == 1
+
+
+def test_r43_a_press_waits_for_a_linked_press_it_may_still_tie_with():
+    # Player 1's play came over the cable, stamped at 10 ms with a 5 ms bound; player 0's
+    # own B, 3 ms later, must not settle it first: within the bound the two are one
+    # instant (R43), a tie (R21) that player 0's priority wins.
+    g = layout(["9D", "KC", "4C", E, E], ["7C", "2H", E, E, E], ["8S", "5D"],
+               hands=("3C", "4S"))
+    g.tie_priority = 0
+    m = Log(g, Conduct())
+    m.arbiter.press(("play", 1, 0, 0), 10_000, 5000)          # 7C on 8S, from the peer
+    assert m.press(13_000, 0, B) == M.QUEUED and m.last_action == ("play", 0, 0, 0)
+    m.tick(20_000)
+    assert [(o[0], o[2]) for o in m.out] == [(M.APPLIED, ("play", 0, 0, 0)),
+                                             (M.BEATEN_TO_IT, ("play", 1, 0, 0))]
+    assert m.arbiter.ties == 1
