@@ -11,6 +11,8 @@ from firmware.link.link import LINKED, INCOMPATIBLE
 from firmware.link.play import LOBBY, PLAYING
 from host.simlink import LinkedPair, start_linked_game, authority
 from host.upright import upright, layout_of
+from host.rig import BotHand
+from shared_rules.bot import moves
 
 GAME_MS = 3000000         # simulated: far more than any game takes
 
@@ -142,6 +144,47 @@ def test_garbage_a_future_version_and_a_flood_mid_game_crash_neither_side():
         pair.wire.inject(k, bytes(20000))                 # a stuck line: zeros
     a, b = finish(pair)
     assert a.app.linkplay.link.foreign + b.app.linkplay.link.foreign >= 2
+
+
+# A deal (the seed the emulated Pico dealt as host in tests/pico/test_pico_link_mixed.py)
+# in which player 1 has no move: none at the start, none after player 0's first plays,
+# until a stall (R22) deals new cards.
+NO_MOVE_FOR_PLAYER_1 = 1813924
+
+
+def test_r43_the_guests_cpu_waits_out_a_deal_without_a_move_then_plays_to_the_host():
+    """The guest's CPU (a BotHand on the guest's own pad, its clock ahead of the host's)
+    presses nothing while its player has no move, however long; once it has one (here
+    the stall's "Spit!", R23, then plays) it presses, and the host's arbiter takes it."""
+    pair = LinkedPair(framebuf, seed=14, edges=True, starts=(700000000, 1000))
+    for d in pair.devs:
+        d.app.link_play(d.clock.now)
+    pair.run_until(lambda: all(d.app.linkplay.link.state == LINKED for d in pair.devs), 10000)
+    host = authority(pair)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    pair.run_until(lambda: host.app.linkplay.link.sync.synced(), 10000)
+    host.app.linkplay.start(host.clock.now, seed=NO_MOVE_FOR_PLAYER_1)
+    pair.run_until(lambda: guest.app.screen_name() == "game", 1000)
+    for d in pair.devs:
+        d.inp.press(d.clock.now + 1000, 0, "B", 40000)        # R23: "Spit!" on both
+    pair.run_until(lambda: all(d.app.game.phase == "play" for d in pair.devs), 1000)
+    me = guest.app.linkplay.me
+    g = guest.app.game
+    dealt = g.stock_count(me)
+    assert me == 1 and not any(moves(g, me, c) for c in range(5))
+    cpu = BotHand(guest.app, me, "hard", 5, guest.pad)
+    pair.hands += [cpu, BotHand(host.app, 1 - me, "hard", 4, host.pad)]
+    heard = host.app.linkplay.presses_in
+    cursor = guest.app.table.pads[me]
+    waited = pair.run_until(lambda: g.phase != "play" or moves(g, me, cursor.cursor), 10000)
+    assert waited > 600 and cpu.presses == 0      # nothing to press, for over 600 ms
+    # Its presses cross to the host's arbiter, and its cards go onto the piles there.
+    pair.run_until(lambda: host.app.game.stock_count(me) < dealt, 3000)
+    assert cpu.presses > 0 and host.app.linkplay.presses_in > heard
+    pair.hands = []
+    pair.run_until(lambda: host.app.linkplay.link.pending() == 0, 1000)
+    pair.step_ms(300)
+    assert guest.app.game.snapshot() == host.app.game.snapshot()
 
 
 def test_each_device_shows_its_own_player_at_the_bottom_upright():

@@ -2,7 +2,8 @@
 cable, the app engine (the firmware's app on CPython) at the other
 (desktop_emulator/pico/mixed.py). The Pico's menu hears the app calling and joins; one
 host is elected; the host deals; a "Spit!" on each side; a CPU plays the app's player
-while the Pico's player presses its own buttons; and both ends hold the same game.
+while another presses the Pico's own buttons for its player; and both ends hold the
+same game.
 
 The app engine runs on the emulator's guest time, so both ends share one clock. Every
 wait has a guest-time and a wall-time limit."""
@@ -21,6 +22,9 @@ WALL_S = 300
 LINKED_LINE = re.compile(rb"spit: link LINKED host=([01])")
 GAME_LINE = re.compile(rb"spit: screen=game phase=(\w+) round=(\d+) scores=(\d+):(\d+)")
 SNAPSHOT = "__import__('firmware.main').main.app.game.snapshot()"
+#: The Pico's game and the presses its link play took from the app (as the host).
+PICO_GAME = ("(lambda a: [a.game.snapshot(), a.linkplay.presses_in])"
+             "(__import__('firmware.main').main.app)")
 #: Ids that make the app the host (larger than the Pico's e6 60 58 ...) or the guest.
 APP_HOSTS = b"\xf0\x00\x00\x00\x00\x00\x00\x01"
 PICO_HOSTS = b"\x10\x00\x00\x00\x00\x00\x00\x01"
@@ -45,13 +49,19 @@ def link_up(m):
     return lp
 
 
+class _PicoButtons:
+    """The Pico's own A and B as a BotHand's input: each press goes onto its pins now."""
+
+    def __init__(self, m):
+        self.m = m
+
+    def press(self, t, player, button, hold_us=40_000):
+        self.m.press(P0_A if button == 0 else P0_B, hold_us=40_000)
+
+
 @pytest.mark.parametrize("app_uid,app_hosts", [
     pytest.param(APP_HOSTS, True, id="app-hosts"),
-    # Known defect, open: with the Pico hosting, the app engine's CPU (the guest) made no
-    # press in 600 ms of play once link play's edge sync, R43 ties and the cable-test
-    # seat were merged together; the two games still agree (docs/LINK.md, Limits).
-    pytest.param(PICO_HOSTS, False, id="pico-hosts", marks=pytest.mark.xfail(
-        reason="the app's CPU as guest makes no press when the Pico hosts (open)"))])
+    pytest.param(PICO_HOSTS, False, id="pico-hosts")])
 def test_r43_the_app_engine_and_the_pico_firmware_play_one_game(pico_firmware, pico_files,
                                                                  app_uid, app_hosts):
     from host.rig import BotHand
@@ -75,21 +85,30 @@ def test_r43_the_app_engine_and_the_pico_firmware_play_one_game(pico_firmware, p
         m.app_press("B")
         m.run_until(lambda: m.app.game.phase == "play" and _last(GAME_LINE, m)[0] == b"play",
                     1500, "play on both", wall_s=WALL_S)
-        # Races: a CPU plays the app's player; the Pico's player plays its own pad.
-        m.hands.append(BotHand(m.app, lp.me, "hard", 5, _PadInput(m.inp, m.clock)))
-        for k in range(4):
-            m.press(P0_A if k % 2 else P0_B)
-            m.run_for(150_000, wall_s=WALL_S)
-        cpu = m.hands[0]
+        # Races: a CPU plays the app's player; another presses the Pico's own buttons
+        # for its player, reading the game off the app's copy (a frame or two from the
+        # Pico's). A deal may leave a player nothing to play for seconds (the Pico's
+        # deal here: the app's player has no move until a stall, R22-R23), so play goes
+        # on until the app's CPU has pressed, within a guest-time limit.
+        cpu = BotHand(m.app, lp.me, "hard", 5, _PadInput(m.inp, m.clock))
+        pico_player = BotHand(m.app, 1 - lp.me, "hard", 6, _PicoButtons(m))
+        m.hands += [cpu, pico_player]
+        m.run_for(600_000, wall_s=WALL_S)
+        m.run_until(lambda: cpu.presses >= 3, 6000, "three presses of the app's CPU",
+                    wall_s=WALL_S)
         m.hands = []
         m.run_for(300_000, wall_s=WALL_S)        # the last steps reach the guest
         assert lp.link.state == LINKED
-        if app_hosts:
-            assert lp.link.pending() == 0        # (a guest sends "all sent before t" each frame)
+        if app_hosts:            # (a guest acknowledges in its message of every frame)
+            m.run_until(lambda: lp.link.pending() == 0, 1000, "every step acknowledged",
+                        wall_s=WALL_S)
         mine = m.app.game.snapshot()
-        theirs = m.pico_eval(SNAPSHOT, wall_s=WALL_S)
+        theirs, heard = m.pico_eval(PICO_GAME, wall_s=WALL_S)
         assert theirs == mine
-        assert cpu.presses > 0 and sum(len(p) for p in mine["piles"]) > 2   # cards were played
+        assert cpu.presses >= 3 and pico_player.presses > 0
+        assert sum(len(p) for p in mine["piles"]) > 2                       # cards were played
+        if not app_hosts:
+            assert heard > 0                     # the app's presses reached the Pico's arbiter
         assert _cards(mine) == 52                                          # none lost
         assert m.pair.counters["misframed"] == [0, 0]
 
