@@ -206,7 +206,9 @@ class LinkEdges:
         self._a, self._b = self._sms
 
     def quiet_us(self):
-        return 32 * (2 + _IDLE_DELAY) * _DIV // 125
+        # Rounded up, as the class promises: a line idle this long (at 125 MHz) always
+        # lets the next start bit through; the floor (21 µs) never does.
+        return (32 * (2 + _IDLE_DELAY) * _DIV + 124) // 125
 
     def _put(self, t, which):
         h = self._head
