@@ -16,7 +16,10 @@ from shared_rules.compat import const
 
 LINK_BAUD = board.LINK_BAUD
 BYTE_BITS = const(10)  # 8N1: start, 8 data, stop
-QUIET_US = const(22)  # LinkEdges: idle line before a start bit that starts a frame
+# LinkEdges: a line idle this long before a start bit always starts a frame (the watcher
+# needs 32 x 17 samples, 21.8 µs at 125 MHz, rounded up; there a µs less never does; a
+# faster clock needs less).
+QUIET_US = const(22)
 TX_BUF = const(1024)
 RX_BUF = const(2048)  # 20 ms of a saturated line at 1 Mbaud: a frame's worth of slack
 
@@ -206,9 +209,7 @@ class LinkEdges:
         self._a, self._b = self._sms
 
     def quiet_us(self):
-        # Rounded up, as the class promises: a line idle this long (at 125 MHz) always
-        # lets the next start bit through; the floor (21 µs) never does.
-        return (32 * (2 + _IDLE_DELAY) * _DIV + 124) // 125
+        return QUIET_US
 
     def _put(self, t, which):
         h = self._head
