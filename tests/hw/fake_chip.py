@@ -108,6 +108,9 @@ class Chip:
                     raise OSError(12, "no room for the program")
                 if self.pio_id in chip_self.claim_errors:
                     raise chip_self.claim_errors[self.pio_id]
+                if freq is not None and not isinstance(freq, int):
+                    # MicroPython takes freq as an int argument only
+                    raise TypeError("can't convert %s to int" % type(freq).__name__)
                 self.y = 0
                 self.prog = prog
                 self.freq = freq
