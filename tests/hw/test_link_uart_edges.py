@@ -5,6 +5,7 @@ UartLink starting and stopping it. Its PIO program runs on the host's PIO model
 (tests/hw/test_buttons_pio_plan.py) against a line carrying 8N1 frames. What the real
 chip does with it: tests/pico/test_pico_link.py."""
 import bisect
+import sys
 
 import pytest
 
@@ -408,3 +409,17 @@ def test_deinit_stops_the_watcher_and_the_uart(monkeypatch):
     assert deinits == [1]
     assert chip.pios[1].handler is None
     assert not any(sm.on for sm in chip.sms)
+
+
+def test_a_value_error_starting_the_watcher_leaves_the_link_without_stamps(monkeypatch):
+    # The rp2 port refuses arguments with ValueError; here the PIO refuses the handler.
+    chip = Chip(monkeypatch)
+    rp2 = sys.modules["rp2"]                        # the fake chip's
+
+    def refuse(self, *a, **kw):
+        raise ValueError("IRQ in use")
+    monkeypatch.setattr(rp2.PIO, "irq", refuse)
+    link, u, _seen = link_on(chip, stamp_edges=True)
+    assert link.edges is None and link.edges_why == "IRQ in use"
+    assert not any(sm.on for sm in chip.sms)          # nothing left running
+    assert link.write(b"ok") == 2
