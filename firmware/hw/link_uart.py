@@ -16,7 +16,10 @@ from shared_rules.compat import const
 
 LINK_BAUD = board.LINK_BAUD
 BYTE_BITS = const(10)  # 8N1: start, 8 data, stop
-QUIET_US = const(22)  # LinkEdges: idle line before a start bit that starts a frame
+# LinkEdges: a line idle this long before a start bit always starts a frame (the
+# watcher's idle loop, 32 passes of 17 samples at 25 MHz, arms within 21.8 µs at 125 MHz;
+# there a µs less never arms it; a faster clock needs less).
+QUIET_US = const(22)
 TX_BUF = const(1024)
 RX_BUF = const(2048)  # 20 ms of a saturated line at 1 Mbaud: a frame's worth of slack
 
@@ -206,7 +209,7 @@ class LinkEdges:
         self._a, self._b = self._sms
 
     def quiet_us(self):
-        return 32 * (2 + _IDLE_DELAY) * _DIV // 125
+        return QUIET_US
 
     def _put(self, t, which):
         h = self._head

@@ -168,6 +168,7 @@ class FakeAsm:
 
         names = {"label": label, "wrap_target": wrap_target, "wrap": wrap, "jmp": jmp,
                  "mov": lambda d, s: emit("mov", d, s),
+                 "set": lambda d, v: emit("set", d, v),
                  "in_": lambda s, n: emit("in", s, n),
                  "out": lambda d, n: emit("out", d, n),
                  "push": lambda *a: emit("push"),
@@ -176,7 +177,7 @@ class FakeAsm:
                  "rel": lambda n: ("rel", n),
                  "invert": lambda s: ("invert", s)}
         for reg in ("x", "y", "isr", "osr", "null", "pins", "noblock", "x_dec", "x_not_y",
-                    "y_dec"):
+                    "y_dec", "pin"):
             names[reg] = reg
         return names
 
@@ -214,12 +215,13 @@ def programs(monkeypatch):
 
 class PioModel:
     """One state machine running `asm`; pins(k) gives the GPIO levels at the k-th
-    `mov osr, pins` (the sample)."""
+    `mov osr, pins` (the sample), jmp_pin(cycle) the level of the JMP pin at a cycle."""
 
-    def __init__(self, asm, in_base=0, pins=lambda k: 0, pc=0):
+    def __init__(self, asm, in_base=0, pins=lambda k: 0, pc=0, jmp_pin=lambda c: 0):
         self.asm = asm
         self.in_base = in_base
         self.pins = pins
+        self.jmp_pin = jmp_pin
         self.x = self.y = self.isr = self.osr = 0
         self.pc = pc
         self.cycle = 0
@@ -246,6 +248,8 @@ class PioModel:
         op, a = ins.op, ins.args
         if op == "mov":
             setattr(self, a[0], self.read(a[1]))
+        elif op == "set":
+            setattr(self, a[0], a[1] & 31)
         elif op == "in":
             n = a[1]
             self.isr = ((self.isr << n) | (self.read(a[0]) & ((1 << n) - 1))) & M32
@@ -265,6 +269,8 @@ class PioModel:
                 setattr(self, r, (getattr(self, r) - 1) & M32)
             elif cond == "x_not_y":
                 go = self.x != self.y
+            elif cond == "pin":
+                go = self.jmp_pin(self.cycle) & 1 == 1
             if go:
                 nxt = self.asm.labels[target]
         self.cycle += 1 + ins.delay

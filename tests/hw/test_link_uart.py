@@ -10,6 +10,7 @@ from firmware.hw.link_uart import UartLink, TX_BUF
 
 class FakeUart:
     def __init__(self, uart_id, **kw):
+        self.uart_id = uart_id
         self.kw = kw
         self.sent = bytearray()
         self.incoming = bytearray()
@@ -47,6 +48,14 @@ class FakeMachine:
     def __init__(self):
         self.uarts = []
         self.irq_off = 0
+        self.pins = []                  # (gpio, *mode and pull) of each Pin made, in order
+        machine = self
+
+        class Pin(FakeMachine.Pin):
+            def __init__(self, n, *a):
+                super().__init__(n, *a)
+                machine.pins.append((n,) + a)
+        self.Pin = Pin
 
     def UART(self, uart_id, **kw):
         u = FakeUart(uart_id, **kw)
@@ -151,3 +160,146 @@ def test_without_a_pio_the_edge_stamps_are_off_and_say_why():
     assert link.edges is None
     assert link.edges_why == "no PIO on this board (no rp2 module)"
     assert link.write(b"still works") == 11
+
+
+def test_the_uart_is_8n1_with_its_buffers_and_the_rx_pin_pulled_up_first():
+    link, u, _c = make()
+    assert u.uart_id == 0
+    assert (u.kw["bits"], u.kw["parity"], u.kw["stop"]) == (8, None, 1)
+    assert u.kw["txbuf"] == 1024 and u.kw["rxbuf"] == 2048
+    m = u.machine
+    # An unplugged cable idles high, not floating, before the UART takes the pin.
+    assert m.pins[0] == (1, FakeMachine.Pin.IN, FakeMachine.Pin.PULL_UP)
+    assert link.edges is None and link.edges_why == ""          # no stamps unless asked
+
+
+@pytest.mark.parametrize("baud", [1200, 3_000_000])
+def test_the_baud_rates_at_the_ends_of_the_range_are_taken(baud):
+    link, u, _c = make(baud)
+    assert link.baud == baud and u.kw["baudrate"] == baud
+
+
+@pytest.mark.parametrize("baud", [1199, 3_000_001])
+def test_just_outside_the_range_is_refused(baud):
+    with pytest.raises(ValueError, match="baud out of range: %d" % baud):
+        make(baud)
+
+
+def test_the_byte_time_is_ten_bits_rounded_up_to_a_whole_us_at_every_baud_rate():
+    # Rounded up, never down: a byte time too short would let write() overfill the
+    # TX buffer. Every rate to 20,000 baud (where the remainders vary most), then a
+    # stride through the rest.
+    for baud in list(range(1200, 20001)) + list(range(20001, 3_000_001, 997)) + [3_000_000]:
+        link = UartLink(FakeMachine(), baud=baud, ticks_us=int, ticks_diff=Clock.ticks_diff)
+        assert link.byte_us == -(-10_000_000 // baud), baud
+
+
+class NoIdMachine:
+    """A port whose machine module has no unique_id()."""
+
+    def __init__(self):
+        self._m = FakeMachine()
+
+    def __getattr__(self, name):
+        if name == "unique_id":
+            raise AttributeError(name)
+        return getattr(self._m, name)
+
+
+class BadIdMachine(FakeMachine):
+    def unique_id(self):
+        raise OSError(19, "no id")
+
+
+@pytest.mark.parametrize("machine_class", [NoIdMachine, BadIdMachine])
+def test_a_board_without_a_unique_id_has_an_empty_uid(machine_class):
+    m = machine_class()
+    c = Clock()
+    link = UartLink(m, ticks_us=c.ticks_us, ticks_diff=c.ticks_diff)
+    assert link.uid == b""
+    assert link.write(b"ok") == 2
+
+
+def test_the_counters_start_at_zero_and_count_bytes_written_and_frames_dropped():
+    link, u, c = make()
+    c.t = 12345
+    assert (link.wrote_at, link.bytes_tx, link.bytes_rx, link.dropped_tx) == (0, 0, 0, 0)
+    assert link.write(b"abc") == 3
+    assert link.wrote_at == 12345           # read just before the frame went in
+    c.t = 12350                              # two bytes still queued
+    assert link.write(b"x" * (TX_BUF - 1)) == 0    # dropped: not counted, not stamped
+    assert (link.wrote_at, link.bytes_tx, link.dropped_tx) == (12345, 3, 1)
+    c.t = 20001
+    assert link.write(b"de") == 2
+    assert (link.wrote_at, link.bytes_tx) == (20001, 5)
+
+
+def test_a_write_on_an_idle_line_is_timed_from_now_and_the_backlog_counts_to_its_last_us():
+    link, _u, c = make()
+    c.t = 5001
+    assert link.write(b"a" * 3) == 3
+    c.t += 29
+    assert link.backlog_us() == 1
+    assert link.write(b"b") == 1             # queued behind the last µs of the first
+    assert link.backlog_us() == 11
+    c.t += 10_000
+    assert link.backlog_us() == 0
+    assert link.write(b"c" * 7) == 7         # idle again: from now, not from the past
+    assert link.backlog_us() == 70
+    c.t += 69
+    assert link.backlog_us() == 1
+
+
+def test_a_frame_that_just_fits_behind_the_bytes_still_queued_is_taken():
+    # The byte on the wire has left the buffer: a backlog of 300.5 bytes holds 300.
+    link, u, c = make()
+    c.t = 7777
+    assert link.write(b"q" * 400) == 400
+    c.t += 995                               # 3005 µs left: 300 bytes and a half
+    assert link.write(b"r" * (TX_BUF - 299)) == 0
+    assert link.write(b"r" * (TX_BUF - 300)) == TX_BUF - 300
+    assert link.dropped_tx == 1
+    c.t = 100
+    link2, _u2, _c2 = make()
+    assert link2.write(b"s" * 301) == 301
+    assert link2.write(b"t" * (TX_BUF - 301)) == TX_BUF - 301   # exactly full
+    assert link2.write(b"u") == 0
+
+
+def test_a_uart_that_reads_nothing_after_all_gives_zero():
+    link, u, _c = make()
+    u.incoming += b"xyz"
+    u.readinto = lambda buf, n: None         # MicroPython's "nothing within the timeout"
+    assert link.readinto(bytearray(8)) == 0
+    assert link.bytes_rx == 0
+
+
+def test_interrupts_come_back_on_when_the_uart_write_fails():
+    link, u, _c = make()
+
+    def broken(buf):
+        raise OSError(5, "uart fault")
+    u.write = broken
+    with pytest.raises(OSError):
+        link.write(b"frame")
+    assert u.machine.irq_off == 0
+
+
+def test_the_default_clock_is_the_captures(monkeypatch):
+    from firmware.hw import capture
+    t = [1001]
+    monkeypatch.setattr(capture, "ticks_us", lambda: t[0])
+    monkeypatch.setattr(capture, "ticks_diff", Clock.ticks_diff)
+    link = UartLink(FakeMachine())
+    assert link.write(b"12345") == 5
+    assert link.wrote_at == 1001 and link.backlog_us() == 50
+    t[0] = 1031
+    assert link.backlog_us() == 20
+
+
+def test_deinit_releases_the_uart():
+    link, u, _c = make()
+    calls = []
+    u.deinit = lambda: calls.append("deinit")
+    link.deinit()
+    assert calls == ["deinit"]
