@@ -107,3 +107,22 @@ def test_the_checker_tells_presses_of_one_stamp_apart(theirs_queued_first, their
     table.on_outcome(selfplay.M.REFUSED, p, action, 500, NO_FIT, 600)
     assert bad == ["refused an offered action ('play', 1, 0, 0) at 500: doesn't fit"]
     assert table.inflight == []
+
+
+class LosesACard(Game):
+    """Its first applied play takes the card off the stockpile but puts nothing down."""
+
+    def apply(self, action):
+        if action[0] == "play" and self.why_not(action) is None and not getattr(self, "lost", 0):
+            self.lost = 1
+            self.stock[action[1]][action[2]].pop()
+            return None
+        return Game.apply(self, action)
+
+
+def test_r29_the_checker_names_when_a_card_went_missing(monkeypatch):
+    import re
+    monkeypatch.setattr(selfplay, "Game", LosesACard)
+    st = selfplay.play(1, ("hard", "hard"), max_us=30 * 10 ** 6)
+    missing = [v for v in st["violations"] if v.startswith("cards not conserved (R29)")]
+    assert missing and re.fullmatch(r"cards not conserved \(R29\) after settle at \d+", missing[0])
