@@ -527,6 +527,17 @@ def test_play_counts_every_press_it_records():
     assert st["actions"] + st["refused"] <= len([r for r in record if r[3] is not None])
     assert 0 < st["plays"] <= st["actions"]
 
+def test_the_record_names_dead_and_ignored_presses():
+    # A masher keeps pressing: during its fumbles (R41, "dead") and right after a
+    # round's last touch, where a slap is taken for a late play (R44, "ignored"). Pinned
+    # for this seed like the self-play summaries below.
+    record = []
+    st = selfplay.play(3, (MASHER, "hard"), record=record, max_us=120 * 10 ** 6)
+    kinds = [r[3] for r in record]
+    assert kinds.count("dead") == st["dead"] == 751
+    assert kinds.count("ignored") == 4
+
+
 # ---- tools/simulate.py ------------------------------------------------------------
 def load_simulate():
     spec = importlib.util.spec_from_file_location("simulate_tool", ROOT / "tools/simulate.py")
