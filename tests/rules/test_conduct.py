@@ -770,3 +770,19 @@ def test_r43_a_press_waits_for_a_linked_press_it_may_still_tie_with():
     assert [(o[0], o[2]) for o in m.out] == [(M.APPLIED, ("play", 0, 0, 0)),
                                              (M.BEATEN_TO_IT, ("play", 1, 0, 0))]
     assert m.arbiter.ties == 1
+
+
+@pytest.mark.parametrize("junk", [("aaa", 0), ("fill", 0), ("flip", 1), ("play", 0, 1), ("aaa",),
+                                  ("aaa", 0, 9), (), None, "slap", ("slap", 0.0, 1),
+                                  ("play", 5, 1, 0), ("fill", 2, 0, 1)])
+def test_r39_junk_handed_to_the_match_is_refused_never_raised(junk):
+    # Whatever reaches the match's arbiter that no pad makes (a host's bug) is settled as
+    # a refusal with the rules' reason, naming no player: nothing raises, nobody's
+    # buttons go dead (R41), and the game is unchanged.
+    g = fumble_table()
+    before = g.snapshot()
+    m = Log(g, Conduct())
+    m.arbiter.press(junk, 1000)
+    m.tick(5000)
+    assert m.out == [(M.REFUSED, -1, junk, 1000, g.why_not(junk))]
+    assert g.snapshot() == before and m.fumbles.count == [0, 0]
