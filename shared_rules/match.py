@@ -12,7 +12,7 @@
 # limit with the table's own slap when nobody slapped (R26).
 
 from shared_rules.game import (SLAP, OVER, NOT_NOW, ALREADY_SAID, EMPTY, BAD_ACTION,
-                               BAD_PLAYER)
+                               BAD_PLAYER, BAD_STOCK)
 from shared_rules.arbiter import Arbiter, BEATEN, ticks_diff, ticks_add
 from shared_rules.pad import Pad, TWO_BUTTON
 from shared_rules.conduct import Conduct, Fumbles, signal_delay_us
@@ -127,9 +127,9 @@ class Match:
         if not results:
             return False
         for action, t, reason in results:
-            if reason == BAD_ACTION or reason == BAD_PLAYER:
-                # R39: junk (no pad makes it) is refused, and is nobody's fumble, false
-                # start or lost race: it names no player the game knows.
+            if reason == BAD_ACTION or reason == BAD_PLAYER or reason == BAD_STOCK:
+                # R39: junk (no pad makes it: its cursor is always on a stockpile) is
+                # refused, and is nobody's fumble, false start or lost race.
                 self.on_outcome(REFUSED, -1, action, t, reason, now)
                 continue
             p = action[1] if len(action) > 1 else -1

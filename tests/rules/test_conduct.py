@@ -774,7 +774,8 @@ def test_r43_a_press_waits_for_a_linked_press_it_may_still_tie_with():
 
 @pytest.mark.parametrize("junk", [("aaa", 0), ("fill", 0), ("flip", 1), ("play", 0, 1), ("aaa",),
                                   ("aaa", 0, 9), (), None, "slap", ("slap", 0.0, 1),
-                                  ("play", 5, 1, 0), ("fill", 2, 0, 1)])
+                                  ("play", 5, 1, 0), ("fill", 2, 0, 1), ("play", 0, -1, 0),
+                                  ("play", 1, 5, 0), ("fill", 0, 1, True)])
 def test_r39_junk_handed_to_the_match_is_refused_never_raised(junk):
     # Whatever reaches the match's arbiter that no pad makes (a host's bug) is settled as
     # a refusal with the rules' reason, naming no player: nothing raises, nobody's
@@ -786,3 +787,38 @@ def test_r39_junk_handed_to_the_match_is_refused_never_raised(junk):
     m.tick(5000)
     assert m.out == [(M.REFUSED, -1, junk, 1000, g.why_not(junk))]
     assert g.snapshot() == before and m.fumbles.count == [0, 0]
+
+
+def test_r44_no_signal_comes_once_a_false_start_has_decided_the_slap():
+    m = slap_round()
+    t = m.signal_t - 100 * MS
+    m.press(t, 1, A)
+    m.tick(t + 3 * MS)
+    assert m.out[-1][0] == M.FALSE_START and m.ended and m.game.phase != SLAP
+    m.tick(m.signal_t)
+    m.tick(m.signal_t + 3 * MS)
+    assert m.signals == []
+
+
+def test_r26_a_slap_lost_to_the_opponent_1_us_before_the_deadline_is_beaten_not_too_late():
+    # Player 0 slaps 100 µs before the time limit, player 1 one µs before it: player 1
+    # lost a race (R20), in time; the table's own slap at the deadline comes to nothing.
+    m = slap_round()
+    m.tick(m.signal_t)
+    d = m.deadline
+    m.tick(d - 1 * MS)
+    assert m.press(d - 100, 0, A) == M.QUEUED
+    assert m.press(d - 1, 1, A) == M.QUEUED
+    m.tick(d + 5 * MS)
+    assert [(o[0], o[1], o[3]) for o in m.out[1:]] == [
+        (M.APPLIED, 0, d - 100), (M.BEATEN_TO_IT, 1, d - 1), (M.QUIET, 0, d)]
+
+
+def test_r41_a_refused_flip_of_a_slot_that_does_not_exist_is_a_fumble_not_an_empty_slot():
+    # Player 0's last slot is empty; a flip of slot -1 is refused by the rules first
+    # ("flip is automatic"), like any flip, and so is a fumble: -1 is not that last slot.
+    g = fumble_table()
+    m = Log(g, Conduct())
+    m.arbiter.press(("flip", 0, -1), 1000)
+    m.tick(5000)
+    assert m.out == [(M.FUMBLE, 0, ("flip", 0, -1), 1000, "flip is automatic")]
