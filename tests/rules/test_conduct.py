@@ -822,3 +822,27 @@ def test_r41_a_refused_flip_of_a_slot_that_does_not_exist_is_a_fumble_not_an_emp
     m.arbiter.press(("flip", 0, -1), 1000)
     m.tick(5000)
     assert m.out == [(M.FUMBLE, 0, ("flip", 0, -1), 1000, "flip is automatic")]
+
+
+@pytest.mark.parametrize("gap,aim", [(7000, 0), (6999, 1)])
+def test_r43_a_press_reads_the_table_with_what_was_settled_before_its_reach(gap, aim):
+    # Player 1's play came over the cable, stamped at 10 ms with a 5 ms bound. Player
+    # 0's B at 17 ms (the bound plus the 2 ms window after it) reads the table with that
+    # play settled: its 6H goes onto the 7C. 1 µs earlier the peer's play may still tie
+    # with it, so it stays queued and the pad aims at the 5D it sees.
+    g = layout(["6H", "KC", "4C", E, E], ["7C", "2H", E, E, E], ["8S", "5D"],
+               hands=("3C", "4S"))
+    m = Log(g, Conduct())
+    m.arbiter.press(("play", 1, 0, 0), 10_000, 5000)          # 7C on 8S, from the peer
+    assert m.press(10_000 + gap, 0, B) == M.QUEUED
+    assert m.last_action == ("play", 0, 0, aim)
+
+
+def test_r26_no_slap_time_is_left_once_the_slap_is_decided():
+    m = slap_round()
+    m.tick(m.signal_t)
+    assert m.slap_left_us(m.signal_t) == m.conduct.limit_us
+    m.press(m.signal_t + 300 * MS, 1, A)
+    m.tick(m.signal_t + 303 * MS)
+    assert m.game.phase != SLAP and m.ended
+    assert m.slap_left_us(m.signal_t + 303 * MS) == -1
