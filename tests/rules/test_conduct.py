@@ -814,14 +814,16 @@ def test_r26_a_slap_lost_to_the_opponent_1_us_before_the_deadline_is_beaten_not_
         (M.APPLIED, 0, d - 100), (M.BEATEN_TO_IT, 1, d - 1), (M.QUIET, 0, d)]
 
 
-def test_r41_a_refused_flip_of_a_slot_that_does_not_exist_is_a_fumble_not_an_empty_slot():
-    # Player 0's last slot is empty; a flip of slot -1 is refused by the rules first
-    # ("flip is automatic"), like any flip, and so is a fumble: -1 is not that last slot.
+@pytest.mark.parametrize("slot", [-1, 5])
+def test_r41_a_refused_flip_of_a_slot_that_does_not_exist_is_a_fumble_not_an_empty_slot(slot):
+    # Player 0's last slot is empty; a flip of slot -1 or 5 is refused by the rules
+    # first ("flip is automatic"), like any flip, and so is a fumble: -1 is not that last
+    # slot, and 5 no slot at all.
     g = fumble_table()
     m = Log(g, Conduct())
-    m.arbiter.press(("flip", 0, -1), 1000)
+    m.arbiter.press(("flip", 0, slot), 1000)
     m.tick(5000)
-    assert m.out == [(M.FUMBLE, 0, ("flip", 0, -1), 1000, "flip is automatic")]
+    assert m.out == [(M.FUMBLE, 0, ("flip", 0, slot), 1000, "flip is automatic")]
 
 
 @pytest.mark.parametrize("gap,aim", [(7000, 0), (6999, 1)])
