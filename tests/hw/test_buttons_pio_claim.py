@@ -449,3 +449,18 @@ def test_a_failed_calibration_names_the_clock_in_one_line(monkeypatch):
     with pytest.raises(CaptureUnavailable) as e:
         started(chip)
     assert str(e.value) == "calibration failed: the timer and a 150 MHz PIO clock disagree"
+
+
+def test_after_a_silence_of_more_than_one_loop_count_turn_at_300_mhz_a_press_has_its_own_stamp(monkeypatch):
+    # One run of pins at 300 MHz: 15 cycles a loop, so the 29-bit count turns every
+    # 26.8 s. The handler, with no poll() for longer than that, must count the turn
+    # from the clock, not stamp the press a whole turn early.
+    chip = Chip(monkeypatch, mhz=300)
+    pins = ((2, 0, "A"), (3, 0, "B"), (4, 1, "A"), (5, 1, "B"))
+    cap = PioCapture(pins, board.DEBOUNCE_US, ticks_us=chip.ticks).start(chip.machine)
+    assert cap.loop_cycles == 15
+    loop = (1 << 29) + 20_000_000                  # 26.8 s + 1 s after loop 0
+    chip.press(cap, loop, 0b0001)
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 1]]
+    assert abs(ticks_diff(got[0][0], chip.stamp(loop, cap))) <= 1
