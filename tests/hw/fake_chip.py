@@ -22,6 +22,15 @@ MACHINE = {"RP2040": "Raspberry Pi Pico with RP2040",
            "RP2350": "Raspberry Pi Pico 2 with RP2350"}
 
 
+def data_bytes(ctrl):
+    """CTRL.DATA_SIZE (RP2040 and RP2350 datasheets): 0 a byte, 1 a halfword, 2 a word
+    per transfer (MicroPython's pack_ctrl default: 2); 3 is reserved."""
+    size = ctrl.get("size", 2)
+    if size not in (0, 1, 2):
+        raise AssertionError("DMA DATA_SIZE %r is reserved" % (size,))
+    return 1 << size
+
+
 def dreq_rx(pio_id, sm):
     """The DREQ of a state machine's RX FIFO (RP2040 and RP2350 datasheets, DREQ table:
     PIO0 TX0-3 0-3, RX0-3 4-7; PIO1 TX0-3 8-11, RX0-3 12-15)."""
@@ -169,11 +178,11 @@ class Chip:
                 on with inc_write; at its end the channel's interrupt unless quiet."""
                 c = self.cfg
                 addr = chip_self.regs[self.reg(0x004)]
+                width = data_bytes(c["ctrl"])
                 for _ in range(c["count"]):
-                    arr, k = chip_self.locate(addr)
-                    arr[k] = value
+                    chip_self.store(addr, value, width)
                     if c["ctrl"].get("inc_write"):
-                        addr += 4
+                        addr += width
                 chip_self.regs[self.reg(0x004)] = addr
                 if not c["ctrl"].get("irq_quiet"):
                     chip_self.dma_irqs.append(self.channel)
@@ -244,6 +253,24 @@ class Chip:
                 return o, (addr - a) // 4
         raise AssertionError("DMA write to no array: %#x" % addr)
 
+    def store(self, addr, value, width):
+        """A DMA write of `width` bytes (1, 2 or 4) at byte address `addr`: the low bytes
+        of `value` into those byte lanes of the array's 32-bit word, little-endian."""
+        addr = self.addr_of(addr)
+        arr, k = self.locate(addr & ~3)
+        shift = 8 * (addr & 3)
+        mask = ((1 << 8 * width) - 1) << shift
+        word = (arr[k] & 0xFFFFFFFF & ~mask) | ((value << shift) & mask)
+        arr[k] = word - (1 << 32) if word >= 1 << 31 else word
+
+    def ring_store(self, d, value):
+        """Channel `d`, paced by the sampler's RX FIFO, takes one word off it: written at
+        its ring's next position (the write address wraps at 1 << ring_size bytes)."""
+        width = data_bytes(d.cfg["ctrl"])
+        start = self.addr_of(d.cfg["write"])
+        self.store(start + (d.done * width) % (1 << d.cfg["ctrl"]["ring_size"]), value, width)
+        d.done += 1
+
     def enable(self, pio_id, mask):
         """Both state machines start; the calibrator's pushes come as time passes
         (sleep_us)."""
@@ -264,10 +291,8 @@ class Chip:
         sm = sm[0]
         for d in self.dmas:
             if d.paced_by(sm.pio_id, sm.index):
-                arr, k = self.locate(d.cfg["write"])
                 for w in (1 << 29, 0):
-                    arr[k + d.done % ((1 << d.cfg["ctrl"]["ring_size"]) // 4)] = w
-                    d.done += 1
+                    self.ring_store(d, w)
                 self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
         pio = self.pios[sm.pio_id]
         if pio.handler is not None and pio.trigger & (0x100 << sm.index):
@@ -325,11 +350,8 @@ class Chip:
         self.now = (self.stamp(loop, cap) + 3) % (1 << 30)
         ring = [d for d in self.dmas if d.paced_by(sm.pio_id, sm.index)]
         for d in ring:
-            arr, k = self.locate(d.cfg["write"])
-            size = 1 << d.cfg["ctrl"]["ring_size"]
             for w in words:
-                arr[k + (d.done % (size // 4))] = w
-                d.done += 1
+                self.ring_store(d, w)
             self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
             if d.done == d.cfg["count"]:           # the channel's count ran out
                 self.regs[d.reg(0x00C)] = 0

@@ -451,6 +451,58 @@ def test_a_failed_calibration_names_the_clock_in_one_line(monkeypatch):
     assert str(e.value) == "calibration failed: the timer and a 150 MHz PIO clock disagree"
 
 
+def test_a_pin_map_of_more_runs_than_the_program_covers_is_refused_in_one_line(monkeypatch):
+    chip = Chip(monkeypatch)
+    pins = tuple((g, k % 2, "AB"[k // 2 % 2]) for k, g in enumerate((0, 2, 4, 6, 8, 10)))
+    cap = PioCapture(pins, board.DEBOUNCE_US, ticks_us=chip.ticks)
+    with pytest.raises(CaptureUnavailable) as e:
+        cap.start(chip.machine)
+    assert str(e.value) == "the pin map needs 6 runs of pins; the PIO program covers 5"
+    assert chip.sms == [] and chip.dmas == []
+
+
+def test_r19_a_sample_one_loop_after_a_press_at_loop_count_0_takes_the_next_microsecond(monkeypatch):
+    # The 29-bit loop count comes round to 0 every 2**29 loops (73 s at 125 MHz): a
+    # press sampled at count 0 is an ordinary published stamp, and another button's
+    # press one sample later, in the same µs, still comes out a µs after it.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    turn = 1 << 29
+    assert chip.stamp(turn, cap) == chip.stamp(turn + 1, cap)      # one µs
+    chip.press(cap, turn, 0b0001)                  # P0 A at loop count 0
+    chip.press(cap, turn + 1, 0b0101)              # P1 A one sample later
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 1], [1, "A", 1]]
+    assert abs(got[0][0] - chip.stamp(turn, cap)) <= 1
+    assert got[1][0] == got[0][0] + 1
+
+
+def test_r19_a_poll_1000_us_after_a_stamp_forgets_it_so_the_same_loop_count_a_turn_later_is_a_new_instant(monkeypatch):
+    # Stamps of one sample are one instant (R21), so a sample whose loop count equals
+    # the last published one shares its stamp. That count comes round again after 2**29
+    # loops: once a poll sees the stamp _BUMP_US (1000 µs) old, no sample still to come
+    # can share it, and it is forgotten; the sample a turn later has its own stamp.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    pio = chip.pios[cap._pio_id]
+    chip.press(cap, 5000, 0b0001)                  # P0 A, taken by the handler
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 1]]
+    s = got[0][0]
+    pio.irq().trigger(0)                           # the handler is off: poll() reads
+    chip.press(cap, 5000 + 500 * 125 // cap.loop_cycles, 0b0000)   # a bounce, ~500 µs on
+    chip.now = (s + 1000) % (1 << 30)              # the poll exactly 1000 µs after s
+    cap.poll()
+    assert cap.bounces[0] == 1 and cap.drain(poll=False) == []
+    assert cap.check() == 1                        # the handler again
+    chip.press(cap, 5000 + (1 << 29), 0b0101)      # P0 A and P1 A: P0 A's count again
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 0], [0, "A", 1], [1, "A", 1]]
+    assert got[0][0] == (s + 10000) % (1 << 30)    # the swallowed release, at its end
+    new = chip.stamp(5000 + (1 << 29), cap)
+    assert abs(got[1][0] - new) <= 1 and got[2][0] == got[1][0]
+
+
 def test_after_a_silence_of_more_than_one_loop_count_turn_at_300_mhz_a_press_has_its_own_stamp(monkeypatch):
     # One run of pins at 300 MHz: 15 cycles a loop, so the 29-bit count turns every
     # 26.8 s. The handler, with no poll() for longer than that, must count the turn
