@@ -516,3 +516,21 @@ def test_after_a_silence_of_more_than_one_loop_count_turn_at_300_mhz_a_press_has
     got = ev(cap.drain(poll=False))
     assert [e[1:] for e in got] == [[0, "A", 1]]
     assert abs(ticks_diff(got[0][0], chip.stamp(loop, cap))) <= 1
+
+
+def test_a_sample_read_in_its_own_microsecond_exactly_one_turn_after_the_anchor_is_in_that_turn(monkeypatch):
+    # Loop 2**29 has loop 0's count, and at 125 MHz with 17-cycle loops its µs is
+    # exactly epoch_us (2**29 loops in whole µs) after loop 0's: read then, with the
+    # anchor still at loop 0, the handler must count the turn, not stamp it 73 s early.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    pio = chip.pios[cap._pio_id]
+    turn = 1 << 29
+    assert ticks_diff(chip.stamp(turn, cap), chip.stamp(0, cap)) == turn * 17 // 125
+    pio.irq().trigger(0)                           # the handler is off: poll() reads
+    chip.press(cap, turn, 0b0010)                  # P0 B
+    chip.now = chip.stamp(turn, cap)               # read in the sample's own µs
+    cap.poll()
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "B", 1]]
+    assert abs(ticks_diff(got[0][0], chip.stamp(turn, cap))) <= 1
