@@ -534,3 +534,37 @@ def test_a_sample_read_in_its_own_microsecond_exactly_one_turn_after_the_anchor_
     got = ev(cap.drain(poll=False))
     assert [e[1:] for e in got] == [[0, "B", 1]]
     assert abs(ticks_diff(got[0][0], chip.stamp(turn, cap))) <= 1
+
+
+@pytest.mark.parametrize("mhz,ns", [(125, 136), (126, 134), (150, 113)])
+def test_sample_ns_is_a_loops_length_in_whole_nanoseconds_rounded_down(monkeypatch, mhz, ns):
+    # 17 cycles: 136.0 ns at 125 MHz, 134.92 at 126, 113.33 at 150.
+    chip = Chip(monkeypatch, mhz=mhz)
+    cap = started(chip)
+    assert cap.loop_cycles == 17 and cap.sample_ns == ns
+
+
+@pytest.mark.parametrize("busy,index", [((0b0001, 0), 1), ((0b0011, 0), 2), ((0b0111, 0b0001), 1)])
+def test_a_sampler_on_any_state_machine_starts_at_its_sample_instruction(monkeypatch, busy, index):
+    # SMx_ADDR of the sampler's own state machine tells where its program was loaded.
+    from tests.hw.test_buttons_pio_plan import PioModel
+    chip = Chip(monkeypatch, busy=busy, load_at=(9, 27))
+    cap = started(chip)
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    assert sampler.index == index
+    assert sampler.execs[-1] == 0x0000 | (9 + 10)                  # jmp <sample>
+    sm = PioModel(sampler.prog, sampler.in_base, lambda k: (1 << 30) - 1,
+                  pc=(sampler.execs[-1] & 0x1F) - sampler.origin)
+    sm.run_until(5 * cap.loop_cycles)
+    assert sm.samples[:5] == [k * cap.loop_cycles for k in range(5)]
+
+
+def test_start_frees_the_calibrators_program_and_keeps_the_samplers(monkeypatch):
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    pio = chip.pios[cap._pio_id]
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    cal = [s for s in chip.sms if s.in_base is None][0]
+    assert pio.removed == [cal.prog] and sampler.on and not cal.on
+    cap.stop()
+    assert pio.removed == [cal.prog, sampler.prog]
