@@ -166,6 +166,7 @@ class Chip:
 
             def config(self, read=None, write=None, count=None, ctrl=None, trigger=False):
                 self.cfg = {"read": read, "write": write, "count": count, "ctrl": ctrl}
+                self.read_at = chip_self.addr_of(read)   # READ_ADDR: moves on with inc_read
                 chip_self.regs[self.reg(0x004)] = chip_self.addr_of(write)
                 if trigger:
                     chip_self.regs[self.reg(0x008)] = count
@@ -181,11 +182,17 @@ class Chip:
                 width = data_bytes(c["ctrl"])
                 for _ in range(c["count"]):
                     chip_self.store(addr, value, width)
+                    self.read_done()
                     if c["ctrl"].get("inc_write"):
                         addr += width
                 chip_self.regs[self.reg(0x004)] = addr
                 if not c["ctrl"].get("irq_quiet"):
                     chip_self.dma_irqs.append(self.channel)
+
+            def read_done(self):
+                """One transfer read: READ_ADDR moves on by its size with inc_read."""
+                if self.cfg["ctrl"].get("inc_read"):
+                    self.read_at += data_bytes(self.cfg["ctrl"])
 
             def reg(self, offset):
                 return DMA_BASE + 0x40 * self.channel + offset
@@ -193,7 +200,7 @@ class Chip:
             def paced_by(self, pio_id, sm):
                 c = self.cfg
                 return (not self.closed and c is not None
-                        and c["read"] == PIO_BASE[pio_id] + 0x020 + 4 * sm
+                        and self.read_at == PIO_BASE[pio_id] + 0x020 + 4 * sm
                         and c["ctrl"]["treq_sel"] == dreq_rx(pio_id, sm))
 
             def close(self):
@@ -269,6 +276,7 @@ class Chip:
         width = data_bytes(d.cfg["ctrl"])
         start = self.addr_of(d.cfg["write"])
         self.store(start + (d.done * width) % (1 << d.cfg["ctrl"]["ring_size"]), value, width)
+        d.read_done()
         d.done += 1
 
     def enable(self, pio_id, mask):
@@ -292,7 +300,8 @@ class Chip:
         for d in self.dmas:
             if d.paced_by(sm.pio_id, sm.index):
                 for w in (1 << 29, 0):
-                    self.ring_store(d, w)
+                    if d.paced_by(sm.pio_id, sm.index):
+                        self.ring_store(d, w)
                 self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
         pio = self.pios[sm.pio_id]
         if pio.handler is not None and pio.trigger & (0x100 << sm.index):
@@ -321,8 +330,11 @@ class Chip:
         for i in range(cal[0].y + 1):                  # the calibrator pushes Y + 1 times
             if not before * self.cpu <= i * period < (self.slept_us - start) * self.cpu:
                 continue
+            if not reader[0].paced_by(pio_id, cal[0].index):
+                break                               # its reader reads elsewhere now
+            reader[0].read_done()
             for d in timer:
-                right = d.cfg["read"] == TIMERAWL[self.chip]
+                right = d.read_at == TIMERAWL[self.chip]
                 d.transfer(self.timer_word((self.t0 + (i * period + self.phase) // self.cpu)
                                            % (1 << 30)) if right else 0x5A5A)
 
@@ -351,7 +363,8 @@ class Chip:
         ring = [d for d in self.dmas if d.paced_by(sm.pio_id, sm.index)]
         for d in ring:
             for w in words:
-                self.ring_store(d, w)
+                if d.paced_by(sm.pio_id, sm.index):   # still reading this FIFO
+                    self.ring_store(d, w)
             self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
             if d.done == d.cfg["count"]:           # the channel's count ran out
                 self.regs[d.reg(0x00C)] = 0

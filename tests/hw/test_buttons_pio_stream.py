@@ -194,7 +194,7 @@ def test_a_bounce_is_counted_for_the_button_that_bounced_only(res):
     assert r["bounces"] == [0, 2, 0, 0]
 
 
-@pytest.mark.parametrize("where", ["before", "before_at_0", "after"])
+@pytest.mark.parametrize("where", ["before", "before_at_0", "after", "after_at_top"])
 def test_a_time_base_placed_across_a_microsecond_still_stamps_each_samples_microsecond(res, where):
     r = res["time_base_across_a_microsecond"][where]
     assert r["stamps"] == r["expected"]

@@ -644,9 +644,11 @@ def case_bounce_counts_its_own_button():
 def case_time_base_across_a_microsecond():
     # Calibration may place loop 0's sample a few cycles before the µs of the timer
     # read it was taken from (or a whole µs of cycles after it): the time base moves
-    # to the µs the sample is in, across the tick wrap too.
+    # to the µs the sample is in, across the tick wrap too (either way: the µs after
+    # the last one, 2**30 - 1, is 0).
     out = {}
-    for name, t0, f0 in (("before", T0, -3), ("before_at_0", 0, -3), ("after", T0, CPU + 5)):
+    for name, t0, f0 in (("before", T0, -3), ("before_at_0", 0, -3), ("after", T0, CPU + 5),
+                         ("after_at_top", PERIOD - 1, CPU + 5)):
         s = Sampler(t0=t0, f0=f0)
         got = []
         expected = []
