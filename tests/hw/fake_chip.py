@@ -310,7 +310,10 @@ class Chip:
     def sleep_us(self, us):
         """Time passes: the calibrator pushes 32 words, `period` cycles apart, those of
         them that fall in the time slept since it started; a channel paced by its RX
-        DREQ takes each, chained to one copying the timer the firmware named."""
+        DREQ takes each, chained to one copying the timer the firmware named. Like
+        MicroPython's time.sleep_us, it takes an int only (a float: TypeError)."""
+        if not isinstance(us, int):
+            raise TypeError("can't convert %s to int" % type(us).__name__)
         before = self.slept_us - (self.cal_start[1] if self.cal_start else 0)
         self.slept_us += us
         if self.first_sample_due:
