@@ -568,3 +568,39 @@ def test_start_frees_the_calibrators_program_and_keeps_the_samplers(monkeypatch)
     assert pio.removed == [cal.prog] and sampler.on and not cal.on
     cap.stop()
     assert pio.removed == [cal.prog, sampler.prog]
+
+
+@pytest.mark.parametrize("poll_at", ["just before", "1 us after"])
+def test_a_poll_near_a_lock_outs_end_leaves_it_running_for_a_change_not_yet_in_the_ring(monkeypatch, poll_at):
+    # A press, its release swallowed by the lock-out, then a poll() 1-2 µs before the
+    # lock-out ends, or 1 µs after: samples that recent (_MARGIN_US, 2 µs) may not be in
+    # the ring yet, so the poll must not end the lock-out (and emit the release). The
+    # press again, sampled in the lock-out's last µs and read after that poll, is a
+    # bounce: the button never was released.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    pio = chip.pios[cap._pio_id]
+    p = 5000
+    while (chip.stamp(p, cap) + 10000) % 4 == 0:     # a poll 1 or 2 µs early is then t | 2 >= the end
+        p += 1
+    chip.press(cap, p, 0b0001)                     # P0 A, taken by the handler
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 1]] and got[0][0] == chip.stamp(p, cap)
+    end = (got[0][0] + 10000) % (1 << 30)
+    pio.irq().trigger(0)                           # the handler is off: poll() reads
+    chip.press(cap, p + 3000 * 125 // cap.loop_cycles, 0b0000)   # the release, swallowed
+    if poll_at == "just before":
+        chip.now = [t for t in ((end - 2) % (1 << 30), (end - 1) % (1 << 30)) if not t & 2][0]
+    else:
+        chip.now = (end + 1) % (1 << 30)
+    cap.poll()
+    assert cap.drain(poll=False) == [] and cap.bounces[0] == 1
+    assert cap.check() == 1                        # the handler again
+    q = p + 9990 * 125 // cap.loop_cycles
+    while chip.stamp(q, cap) != (end - 1) % (1 << 30):
+        q += 1
+    chip.press(cap, q, 0b0001)                     # pressed again in the last µs
+    chip.now = (end + 30000) % (1 << 30)
+    cap.poll()
+    assert cap.drain(poll=False) == [] and cap.bounces[0] == 2
+    assert cap.is_down(0)
