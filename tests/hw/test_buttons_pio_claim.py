@@ -604,3 +604,13 @@ def test_a_poll_near_a_lock_outs_end_leaves_it_running_for_a_change_not_yet_in_t
     cap.poll()
     assert cap.drain(poll=False) == [] and cap.bounces[0] == 2
     assert cap.is_down(0)
+
+
+def test_a_clock_that_is_not_a_whole_number_of_mhz_is_refused_in_one_line(monkeypatch):
+    chip = Chip(monkeypatch)
+    chip.machine.freq = lambda: 125_500_000
+    cap = PioCapture(board.BUTTONS, board.DEBOUNCE_US, ticks_us=chip.ticks)
+    with pytest.raises(CaptureUnavailable) as e:
+        cap.start(chip.machine)
+    assert str(e.value) == "clock 125500000 Hz: not a whole number of MHz"
+    assert chip.sms == [] and chip.dmas == []
