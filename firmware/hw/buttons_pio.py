@@ -84,7 +84,6 @@ _MAX_RUNS = const(5)  # sampler (2 * runs + 16) and calibrator (6) in 32 instruc
 _BUMP_US = const(1000)  # a later sample's stamp is moved past an earlier one within this
 _FRESH_US = const(1000000)  # poll() keeps the anchor this close to now
 _MARGIN_US = const(2)  # samples this recent may not be in the ring yet
-_STALE_US = const(30000000)  # beyond this the handler catches the anchor up from ticks_us
 # Instructions executed through SMx_INSTR before the state machines start.
 _SET_X_0 = const(0xE020)  # set x, 0
 _SET_Y_0 = const(0xE040)  # set y, 0: differs from any state, so the first loop pushes
@@ -512,9 +511,10 @@ class PioCapture(Capture):
     def _sample(self, lv, loop, now):
         # One sample: lv = the pressed bits, `loop` its loop count (mod 2**29).
         d = (loop - self._a_loop) & _MASK29
-        if self._tdiff(now, self._a_t) > _STALE_US:
+        if self._tdiff(now, self._a_t) > self._epoch_us // 2:
             # The anchor is old: the sample may be whole 2**29-loop epochs further on.
-            # Count them from ticks_us (valid while ticks_diff is, 2**29 µs).
+            # Count them from ticks_us (valid while ticks_diff is, 2**29 µs). Half an
+            # epoch, not a fixed time: at 300 MHz a one-run loop turns every 26.8 s.
             cpu = self._cpu
             L = self._L
             d_us = (d // cpu) * L + ((d % cpu) * L) // cpu

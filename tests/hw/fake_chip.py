@@ -22,6 +22,15 @@ MACHINE = {"RP2040": "Raspberry Pi Pico with RP2040",
            "RP2350": "Raspberry Pi Pico 2 with RP2350"}
 
 
+def data_bytes(ctrl):
+    """CTRL.DATA_SIZE (RP2040 and RP2350 datasheets): 0 a byte, 1 a halfword, 2 a word
+    per transfer (MicroPython's pack_ctrl default: 2); 3 is reserved."""
+    size = ctrl.get("size", 2)
+    if size not in (0, 1, 2):
+        raise AssertionError("DMA DATA_SIZE %r is reserved" % (size,))
+    return 1 << size
+
+
 def dreq_rx(pio_id, sm):
     """The DREQ of a state machine's RX FIFO (RP2040 and RP2350 datasheets, DREQ table:
     PIO0 TX0-3 0-3, RX0-3 4-7; PIO1 TX0-3 8-11, RX0-3 12-15)."""
@@ -157,6 +166,7 @@ class Chip:
 
             def config(self, read=None, write=None, count=None, ctrl=None, trigger=False):
                 self.cfg = {"read": read, "write": write, "count": count, "ctrl": ctrl}
+                self.read_at = chip_self.addr_of(read)   # READ_ADDR: moves on with inc_read
                 chip_self.regs[self.reg(0x004)] = chip_self.addr_of(write)
                 if trigger:
                     chip_self.regs[self.reg(0x008)] = count
@@ -169,14 +179,20 @@ class Chip:
                 on with inc_write; at its end the channel's interrupt unless quiet."""
                 c = self.cfg
                 addr = chip_self.regs[self.reg(0x004)]
+                width = data_bytes(c["ctrl"])
                 for _ in range(c["count"]):
-                    arr, k = chip_self.locate(addr)
-                    arr[k] = value
+                    chip_self.store(addr, value, width)
+                    self.read_done()
                     if c["ctrl"].get("inc_write"):
-                        addr += 4
+                        addr += width
                 chip_self.regs[self.reg(0x004)] = addr
                 if not c["ctrl"].get("irq_quiet"):
                     chip_self.dma_irqs.append(self.channel)
+
+            def read_done(self):
+                """One transfer read: READ_ADDR moves on by its size with inc_read."""
+                if self.cfg["ctrl"].get("inc_read"):
+                    self.read_at += data_bytes(self.cfg["ctrl"])
 
             def reg(self, offset):
                 return DMA_BASE + 0x40 * self.channel + offset
@@ -184,7 +200,7 @@ class Chip:
             def paced_by(self, pio_id, sm):
                 c = self.cfg
                 return (not self.closed and c is not None
-                        and c["read"] == PIO_BASE[pio_id] + 0x020 + 4 * sm
+                        and self.read_at == PIO_BASE[pio_id] + 0x020 + 4 * sm
                         and c["ctrl"]["treq_sel"] == dreq_rx(pio_id, sm))
 
             def close(self):
@@ -244,6 +260,25 @@ class Chip:
                 return o, (addr - a) // 4
         raise AssertionError("DMA write to no array: %#x" % addr)
 
+    def store(self, addr, value, width):
+        """A DMA write of `width` bytes (1, 2 or 4) at byte address `addr`: the low bytes
+        of `value` into those byte lanes of the array's 32-bit word, little-endian."""
+        addr = self.addr_of(addr)
+        arr, k = self.locate(addr & ~3)
+        shift = 8 * (addr & 3)
+        mask = ((1 << 8 * width) - 1) << shift
+        word = (arr[k] & 0xFFFFFFFF & ~mask) | ((value << shift) & mask)
+        arr[k] = word - (1 << 32) if word >= 1 << 31 else word
+
+    def ring_store(self, d, value):
+        """Channel `d`, paced by the sampler's RX FIFO, takes one word off it: written at
+        its ring's next position (the write address wraps at 1 << ring_size bytes)."""
+        width = data_bytes(d.cfg["ctrl"])
+        start = self.addr_of(d.cfg["write"])
+        self.store(start + (d.done * width) % (1 << d.cfg["ctrl"]["ring_size"]), value, width)
+        d.read_done()
+        d.done += 1
+
     def enable(self, pio_id, mask):
         """Both state machines start; the calibrator's pushes come as time passes
         (sleep_us)."""
@@ -264,10 +299,9 @@ class Chip:
         sm = sm[0]
         for d in self.dmas:
             if d.paced_by(sm.pio_id, sm.index):
-                arr, k = self.locate(d.cfg["write"])
                 for w in (1 << 29, 0):
-                    arr[k + d.done % ((1 << d.cfg["ctrl"]["ring_size"]) // 4)] = w
-                    d.done += 1
+                    if d.paced_by(sm.pio_id, sm.index):
+                        self.ring_store(d, w)
                 self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
         pio = self.pios[sm.pio_id]
         if pio.handler is not None and pio.trigger & (0x100 << sm.index):
@@ -276,7 +310,10 @@ class Chip:
     def sleep_us(self, us):
         """Time passes: the calibrator pushes 32 words, `period` cycles apart, those of
         them that fall in the time slept since it started; a channel paced by its RX
-        DREQ takes each, chained to one copying the timer the firmware named."""
+        DREQ takes each, chained to one copying the timer the firmware named. Like
+        MicroPython's time.sleep_us, it takes an int only (a float: TypeError)."""
+        if not isinstance(us, int):
+            raise TypeError("can't convert %s to int" % type(us).__name__)
         before = self.slept_us - (self.cal_start[1] if self.cal_start else 0)
         self.slept_us += us
         if self.first_sample_due:
@@ -296,8 +333,11 @@ class Chip:
         for i in range(cal[0].y + 1):                  # the calibrator pushes Y + 1 times
             if not before * self.cpu <= i * period < (self.slept_us - start) * self.cpu:
                 continue
+            if not reader[0].paced_by(pio_id, cal[0].index):
+                break                               # its reader reads elsewhere now
+            reader[0].read_done()
             for d in timer:
-                right = d.cfg["read"] == TIMERAWL[self.chip]
+                right = d.read_at == TIMERAWL[self.chip]
                 d.transfer(self.timer_word((self.t0 + (i * period + self.phase) // self.cpu)
                                            % (1 << 30)) if right else 0x5A5A)
 
@@ -325,11 +365,9 @@ class Chip:
         self.now = (self.stamp(loop, cap) + 3) % (1 << 30)
         ring = [d for d in self.dmas if d.paced_by(sm.pio_id, sm.index)]
         for d in ring:
-            arr, k = self.locate(d.cfg["write"])
-            size = 1 << d.cfg["ctrl"]["ring_size"]
             for w in words:
-                arr[k + (d.done % (size // 4))] = w
-                d.done += 1
+                if d.paced_by(sm.pio_id, sm.index):   # still reading this FIFO
+                    self.ring_store(d, w)
             self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
             if d.done == d.cfg["count"]:           # the channel's count ran out
                 self.regs[d.reg(0x00C)] = 0

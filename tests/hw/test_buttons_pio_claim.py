@@ -449,3 +449,168 @@ def test_a_failed_calibration_names_the_clock_in_one_line(monkeypatch):
     with pytest.raises(CaptureUnavailable) as e:
         started(chip)
     assert str(e.value) == "calibration failed: the timer and a 150 MHz PIO clock disagree"
+
+
+def test_a_pin_map_of_more_runs_than_the_program_covers_is_refused_in_one_line(monkeypatch):
+    chip = Chip(monkeypatch)
+    pins = tuple((g, k % 2, "AB"[k // 2 % 2]) for k, g in enumerate((0, 2, 4, 6, 8, 10)))
+    cap = PioCapture(pins, board.DEBOUNCE_US, ticks_us=chip.ticks)
+    with pytest.raises(CaptureUnavailable) as e:
+        cap.start(chip.machine)
+    assert str(e.value) == "the pin map needs 6 runs of pins; the PIO program covers 5"
+    assert chip.sms == [] and chip.dmas == []
+
+
+def test_r19_a_sample_one_loop_after_a_press_at_loop_count_0_takes_the_next_microsecond(monkeypatch):
+    # The 29-bit loop count comes round to 0 every 2**29 loops (73 s at 125 MHz): a
+    # press sampled at count 0 is an ordinary published stamp, and another button's
+    # press one sample later, in the same µs, still comes out a µs after it.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    turn = 1 << 29
+    assert chip.stamp(turn, cap) == chip.stamp(turn + 1, cap)      # one µs
+    chip.press(cap, turn, 0b0001)                  # P0 A at loop count 0
+    chip.press(cap, turn + 1, 0b0101)              # P1 A one sample later
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 1], [1, "A", 1]]
+    assert abs(got[0][0] - chip.stamp(turn, cap)) <= 1
+    assert got[1][0] == got[0][0] + 1
+
+
+def test_r19_a_poll_1000_us_after_a_stamp_forgets_it_so_the_same_loop_count_a_turn_later_is_a_new_instant(monkeypatch):
+    # Stamps of one sample are one instant (R21), so a sample whose loop count equals
+    # the last published one shares its stamp. That count comes round again after 2**29
+    # loops: once a poll sees the stamp _BUMP_US (1000 µs) old, no sample still to come
+    # can share it, and it is forgotten; the sample a turn later has its own stamp.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    pio = chip.pios[cap._pio_id]
+    chip.press(cap, 5000, 0b0001)                  # P0 A, taken by the handler
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 1]]
+    s = got[0][0]
+    pio.irq().trigger(0)                           # the handler is off: poll() reads
+    chip.press(cap, 5000 + 500 * 125 // cap.loop_cycles, 0b0000)   # a bounce, ~500 µs on
+    chip.now = (s + 1000) % (1 << 30)              # the poll exactly 1000 µs after s
+    cap.poll()
+    assert cap.bounces[0] == 1 and cap.drain(poll=False) == []
+    assert cap.check() == 1                        # the handler again
+    chip.press(cap, 5000 + (1 << 29), 0b0101)      # P0 A and P1 A: P0 A's count again
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 0], [0, "A", 1], [1, "A", 1]]
+    assert got[0][0] == (s + 10000) % (1 << 30)    # the swallowed release, at its end
+    new = chip.stamp(5000 + (1 << 29), cap)
+    assert abs(got[1][0] - new) <= 1 and got[2][0] == got[1][0]
+
+
+def test_after_a_silence_of_more_than_one_loop_count_turn_at_300_mhz_a_press_has_its_own_stamp(monkeypatch):
+    # One run of pins at 300 MHz: 15 cycles a loop, so the 29-bit count turns every
+    # 26.8 s. The handler, with no poll() for longer than that, must count the turn
+    # from the clock, not stamp the press a whole turn early.
+    chip = Chip(monkeypatch, mhz=300)
+    pins = ((2, 0, "A"), (3, 0, "B"), (4, 1, "A"), (5, 1, "B"))
+    cap = PioCapture(pins, board.DEBOUNCE_US, ticks_us=chip.ticks).start(chip.machine)
+    assert cap.loop_cycles == 15
+    loop = (1 << 29) + 20_000_000                  # 26.8 s + 1 s after loop 0
+    chip.press(cap, loop, 0b0001)
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 1]]
+    assert abs(ticks_diff(got[0][0], chip.stamp(loop, cap))) <= 1
+
+
+def test_a_sample_read_in_its_own_microsecond_exactly_one_turn_after_the_anchor_is_in_that_turn(monkeypatch):
+    # Loop 2**29 has loop 0's count, and at 125 MHz with 17-cycle loops its µs is
+    # exactly epoch_us (2**29 loops in whole µs) after loop 0's: read then, with the
+    # anchor still at loop 0, the handler must count the turn, not stamp it 73 s early.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    pio = chip.pios[cap._pio_id]
+    turn = 1 << 29
+    assert ticks_diff(chip.stamp(turn, cap), chip.stamp(0, cap)) == turn * 17 // 125
+    pio.irq().trigger(0)                           # the handler is off: poll() reads
+    chip.press(cap, turn, 0b0010)                  # P0 B
+    chip.now = chip.stamp(turn, cap)               # read in the sample's own µs
+    cap.poll()
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "B", 1]]
+    assert abs(ticks_diff(got[0][0], chip.stamp(turn, cap))) <= 1
+
+
+@pytest.mark.parametrize("mhz,ns", [(125, 136), (126, 134), (150, 113)])
+def test_sample_ns_is_a_loops_length_in_whole_nanoseconds_rounded_down(monkeypatch, mhz, ns):
+    # 17 cycles: 136.0 ns at 125 MHz, 134.92 at 126, 113.33 at 150.
+    chip = Chip(monkeypatch, mhz=mhz)
+    cap = started(chip)
+    assert cap.loop_cycles == 17 and cap.sample_ns == ns
+
+
+@pytest.mark.parametrize("busy,index", [((0b0001, 0), 1), ((0b0011, 0), 2), ((0b0111, 0b0001), 1)])
+def test_a_sampler_on_any_state_machine_starts_at_its_sample_instruction(monkeypatch, busy, index):
+    # SMx_ADDR of the sampler's own state machine tells where its program was loaded.
+    from tests.hw.test_buttons_pio_plan import PioModel
+    chip = Chip(monkeypatch, busy=busy, load_at=(9, 27))
+    cap = started(chip)
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    assert sampler.index == index
+    assert sampler.execs[-1] == 0x0000 | (9 + 10)                  # jmp <sample>
+    sm = PioModel(sampler.prog, sampler.in_base, lambda k: (1 << 30) - 1,
+                  pc=(sampler.execs[-1] & 0x1F) - sampler.origin)
+    sm.run_until(5 * cap.loop_cycles)
+    assert sm.samples[:5] == [k * cap.loop_cycles for k in range(5)]
+
+
+def test_start_frees_the_calibrators_program_and_keeps_the_samplers(monkeypatch):
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    pio = chip.pios[cap._pio_id]
+    sampler = [s for s in chip.sms if s.in_base is not None][0]
+    cal = [s for s in chip.sms if s.in_base is None][0]
+    assert pio.removed == [cal.prog] and sampler.on and not cal.on
+    cap.stop()
+    assert pio.removed == [cal.prog, sampler.prog]
+
+
+@pytest.mark.parametrize("poll_at", ["just before", "1 us after"])
+def test_a_poll_near_a_lock_outs_end_leaves_it_running_for_a_change_not_yet_in_the_ring(monkeypatch, poll_at):
+    # A press, its release swallowed by the lock-out, then a poll() 1-2 µs before the
+    # lock-out ends, or 1 µs after: samples that recent (_MARGIN_US, 2 µs) may not be in
+    # the ring yet, so the poll must not end the lock-out (and emit the release). The
+    # press again, sampled in the lock-out's last µs and read after that poll, is a
+    # bounce: the button never was released.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    pio = chip.pios[cap._pio_id]
+    p = 5000
+    while (chip.stamp(p, cap) + 10000) % 4 == 0:     # a poll 1 or 2 µs early is then t | 2 >= the end
+        p += 1
+    chip.press(cap, p, 0b0001)                     # P0 A, taken by the handler
+    got = ev(cap.drain(poll=False))
+    assert [e[1:] for e in got] == [[0, "A", 1]] and got[0][0] == chip.stamp(p, cap)
+    end = (got[0][0] + 10000) % (1 << 30)
+    pio.irq().trigger(0)                           # the handler is off: poll() reads
+    chip.press(cap, p + 3000 * 125 // cap.loop_cycles, 0b0000)   # the release, swallowed
+    if poll_at == "just before":
+        chip.now = [t for t in ((end - 2) % (1 << 30), (end - 1) % (1 << 30)) if not t & 2][0]
+    else:
+        chip.now = (end + 1) % (1 << 30)
+    cap.poll()
+    assert cap.drain(poll=False) == [] and cap.bounces[0] == 1
+    assert cap.check() == 1                        # the handler again
+    q = p + 9990 * 125 // cap.loop_cycles
+    while chip.stamp(q, cap) != (end - 1) % (1 << 30):
+        q += 1
+    chip.press(cap, q, 0b0001)                     # pressed again in the last µs
+    chip.now = (end + 30000) % (1 << 30)
+    cap.poll()
+    assert cap.drain(poll=False) == [] and cap.bounces[0] == 2
+    assert cap.is_down(0)
+
+
+def test_a_clock_that_is_not_a_whole_number_of_mhz_is_refused_in_one_line(monkeypatch):
+    chip = Chip(monkeypatch)
+    chip.machine.freq = lambda: 125_500_000
+    cap = PioCapture(board.BUTTONS, board.DEBOUNCE_US, ticks_us=chip.ticks)
+    with pytest.raises(CaptureUnavailable) as e:
+        cap.start(chip.machine)
+    assert str(e.value) == "clock 125500000 Hz: not a whole number of MHz"
+    assert chip.sms == [] and chip.dmas == []

@@ -148,14 +148,15 @@ def test_a_held_buttons_lock_out_ends_quietly_beside_another_buttons_swallowed_r
     assert r["down"] == [True, False, False, False]
 
 
-def test_after_the_handler_took_a_press_poll_wakes_exactly_when_its_lock_out_ends(res):
+@pytest.mark.parametrize("case,debounce", [("handler_due", 10000), ("handler_due_debounce_bit_1", 10002)])
+def test_after_the_handler_took_a_press_poll_wakes_exactly_when_its_lock_out_ends(res, case, debounce):
     # No poll() read the ring since the handler did: the handler's own note says when
     # poll() has work, the lock-out's end + 2 µs, not a µs sooner.
-    r = res["handler_due"]
+    r = res[case]
     assert r["handled"] == [[r["press"], 0, "A", 1]]
     assert r["quiet"] == [] and r["calls_before"] == 0
     assert r["calls_at_end"] == 1
-    assert r["at_end"] == [[(r["press"] + 10000) % (1 << 30), 0, "A", 0]]
+    assert r["at_end"] == [[(r["press"] + debounce) % (1 << 30), 0, "A", 0]]
 
 
 def test_with_nothing_pressed_poll_works_once_a_second_to_keep_the_anchor_fresh(res):
@@ -174,8 +175,9 @@ def test_two_count_words_in_a_row_are_skipped_never_read_as_a_sample(res):
     assert r["events"] == r["expected"] and r["lost"] == 2
 
 
-def test_when_the_ring_channel_runs_out_the_next_frame_restarts_it_and_nothing_is_lost(res):
-    r = res["retrigger"]
+@pytest.mark.parametrize("case", ["retrigger", "retrigger_rebased"])
+def test_when_the_ring_channel_runs_out_the_next_frame_restarts_it_and_nothing_is_lost(res, case):
+    r = res[case]
     assert r["handled"] == r["expected"][:1] and r["stopped"] == 0
     assert r["triggers"] == 1                     # restarted by the first frame after
     assert r["later"] == r["expected"][1:]
@@ -194,7 +196,7 @@ def test_a_bounce_is_counted_for_the_button_that_bounced_only(res):
     assert r["bounces"] == [0, 2, 0, 0]
 
 
-@pytest.mark.parametrize("where", ["before", "before_at_0", "after"])
+@pytest.mark.parametrize("where", ["before", "before_at_0", "after", "after_at_top"])
 def test_a_time_base_placed_across_a_microsecond_still_stamps_each_samples_microsecond(res, where):
     r = res["time_base_across_a_microsecond"][where]
     assert r["stamps"] == r["expected"]

@@ -504,11 +504,11 @@ def counting(cap):
     return calls
 
 
-def case_handler_due():
+def case_handler_due(debounce=10000):
     # A press and its release inside the lock-out, both taken by the handler: no poll()
     # read the ring since, so the handler itself says when poll() has work: at the
     # lock-out's end + 2 µs (samples that recent may not be in the ring yet), no sooner.
-    s = Sampler()
+    s = Sampler(debounce_us=debounce)
     p = 1000
     s.sample(p, 1)
     s.time_of(p)
@@ -520,14 +520,19 @@ def case_handler_due():
     calls = counting(s.cap)
     press = s.stamp(p)
     quiet = []
-    for off in range(9990, 10002):
+    for off in range(debounce - 10, debounce + 2):
         s.now[0] = (press + off) % PERIOD
         quiet += ev(s.cap.drain())
     before = calls[0]
-    s.now[0] = (press + 10002) % PERIOD
+    s.now[0] = (press + debounce + 2) % PERIOD
     at_end = ev(s.cap.drain())
     return {"handled": handled, "quiet": quiet, "calls_before": before,
             "calls_at_end": calls[0] - before, "at_end": at_end, "press": press}
+
+
+def case_handler_due_debounce_bit_1():
+    # The same with a debounce time whose bit 1 is set: its end + 2 µs is no mere bit set.
+    return case_handler_due(debounce=10002)
 
 
 def case_fresh_due():
@@ -585,14 +590,15 @@ def case_two_lone_count_words():
             "expected": [[s.stamp(a), 1, "A", 1]]}
 
 
-def case_retrigger():
+def case_retrigger(base=0):
     # The ring channel's count runs out (after ~134 million changes) with a state word
     # the last it wrote; its count word waits in the FIFO. The next frame's poll() starts
     # the channel again where it stopped, and the pair comes out whole.
     s = Sampler()
     start = RING_COUNT - 3  # as if that many words had come and gone
-    s.written = start
-    s.cap._rd = start
+    s.written = start + base  # the DMA's place: `base` words past the ring's start
+    s.cap._base = base
+    s.cap._rd = start + base
     s.mem.regs[TC] = 3
     a = loops_for_us(50000)
     b = a + loops_for_us(100)  # inside a's lock-out: nothing else is due before it ends
@@ -611,6 +617,12 @@ def case_retrigger():
     return {"handled": handled, "stopped": stopped, "triggers": triggers, "later": later,
             "lost": s.cap.lost_words, "dropped": s.cap.dropped,
             "expected": [[s.stamp(a), 0, "A", 1], [s.stamp(b), 1, "B", 1]]}
+
+
+def case_retrigger_rebased():
+    # The same after an earlier restart left the counts rebased 5 words on: the ring
+    # position the channel stops at is then not the ring's last word.
+    return case_retrigger(base=5)
 
 
 def case_first_samples():
@@ -644,9 +656,11 @@ def case_bounce_counts_its_own_button():
 def case_time_base_across_a_microsecond():
     # Calibration may place loop 0's sample a few cycles before the µs of the timer
     # read it was taken from (or a whole µs of cycles after it): the time base moves
-    # to the µs the sample is in, across the tick wrap too.
+    # to the µs the sample is in, across the tick wrap too (either way: the µs after
+    # the last one, 2**30 - 1, is 0).
     out = {}
-    for name, t0, f0 in (("before", T0, -3), ("before_at_0", 0, -3), ("after", T0, CPU + 5)):
+    for name, t0, f0 in (("before", T0, -3), ("before_at_0", 0, -3), ("after", T0, CPU + 5),
+                         ("after_at_top", PERIOD - 1, CPU + 5)):
         s = Sampler(t0=t0, f0=f0)
         got = []
         expected = []
@@ -705,6 +719,8 @@ CASES = {
     "release_beside_held": case_release_beside_held,
     "two_lone_count_words": case_two_lone_count_words,
     "retrigger": case_retrigger,
+    "retrigger_rebased": case_retrigger_rebased,
+    "handler_due_debounce_bit_1": case_handler_due_debounce_bit_1,
     "first_samples": case_first_samples,
     "bounce_counts_its_own_button": case_bounce_counts_its_own_button,
     "time_base_across_a_microsecond": case_time_base_across_a_microsecond,
