@@ -219,3 +219,29 @@ def test_r40_a_settle_or_frame_record_holds_exactly_one_time(line):
     with pytest.raises(ValueError) as e:
         parse("spit-replay 1\nseed 1\n%s\n" % line)
     assert "line 3" in str(e.value) and "unknown record" in str(e.value)
+
+
+def test_r43_a_replay_ties_presses_within_the_recorded_bound():
+    # Seed 1: after both say Spit, each player's first stockpile card fits pile 1, and
+    # only one can go there. Player 1's press came over the cable with a 5 ms bound
+    # (the "bound" record), 3 ms after player 0's: one instant (R43), a tie (R21) that
+    # player 1's priority wins. Without the bound the earlier press would.
+    def replay_with(bound_us):
+        recs = [("press", 1000, ("spit", 0)), ("press", 1000, ("spit", 1)),
+                ("settle", 10_000), ("bound", 10_000, 1, bound_us),
+                ("press", 20_000, ("play", 0, 0, 1)), ("press", 23_000, ("play", 1, 0, 1)),
+                ("settle", 40_000)]
+        return run(parse(Replay(1, Rules(), recs).format()))
+    game, results = replay_with(5000)
+    assert game.tie_priority == 0                    # player 1 had it, and used it
+    assert [(a, r) for a, t, r in results[2:]] == [(("play", 1, 0, 1), None),
+                                                   (("play", 0, 0, 1), "beaten")]
+    game, results = replay_with(0)
+    assert [(a, r) for a, t, r in results[2:]] == [(("play", 0, 0, 1), None),
+                                                   (("play", 1, 0, 1), "beaten")]
+
+
+def test_a_bound_record_for_no_such_player_is_one_clear_error():
+    text = Replay(1, Rules(), [("bound", 10, 0, 5)]).format().replace("bound 10 0 5", "bound 10 2 5")
+    with pytest.raises(ValueError, match=r"^replay line \d+: bound: player 2 is not 0 or 1$"):
+        parse(text)
