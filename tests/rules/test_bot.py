@@ -353,6 +353,49 @@ def test_prepared_moves_are_dropped_when_the_table_or_the_cursor_changed(monkeyp
         assert _rng_state(bot) == _rng_state(twin)
 
 
+def test_prepare_weighs_again_when_the_table_changed_since_it_last_weighed(monkeypatch):
+    # prepare() between two frames, then the opponent plays QC onto KD (9S still fits
+    # 8C), then prepare() again with the cursor where it was: it weighs the new table,
+    # so the look uses what was prepared and weighs nothing in its own frame.
+    g = layout(["2C", "4D", "2H", "9S", "5S"], ["QC", "5D", "2D", "4S", "3C"], ["8C", "KD"])
+    bot, twin = Bot(0, "hard", 21), Bot(0, "hard", 21)
+    bot.observe(g, 0, 0)
+    twin.observe(g, 0, 0)
+    due = bot.due_us()
+    bot.prepare()
+    assert g.apply(("play", 1, 0, 1)) is None
+    bot.observe(g, 1000, 0)
+    twin.observe(g, 1000, 0)
+    bot.prepare()
+    want = twin.next_press(due)
+
+    def weighed_in_the_frame(*args):
+        raise AssertionError("moves() called inside the frame")
+    monkeypatch.setattr(bot_module, "moves", weighed_in_the_frame)
+    assert bot.next_press(due) == want == (due, A)
+    assert bot.looked_ahead == 1
+    assert _rng_state(bot) == _rng_state(twin) and bot.due_us() == twin.due_us()
+
+
+def test_prepare_works_on_a_game_restored_from_its_saved_text(monkeypatch):
+    # A saved game comes back from JSON text: its phase is a string read from the file,
+    # equal to the game's PLAY but not the same object. prepare() goes by what it says
+    # and weighs the moves between frames there too.
+    saved = layout(["2C", "4D", "9S", "4H", "5S"], IDLE_P1, ["8C", "KD"]).snapshot()
+    g = Game.restore(json.loads(json.dumps(saved)))
+    assert g.phase == PLAY and g.phase is not PLAY
+    bot = Bot(0, "hard", 1)
+    bot.observe(g, 0, 0)
+    due = bot.due_us()
+    bot.prepare()
+
+    def weighed_in_the_frame(*args):
+        raise AssertionError("moves() called inside the frame")
+    monkeypatch.setattr(bot_module, "moves", weighed_in_the_frame)
+    assert bot.next_press(due) == (due, A)
+    assert bot.looked_ahead == 1
+
+
 @pytest.mark.parametrize("levels", [("hard", "hard"), ("normal", "easy")])
 def test_preparing_between_frames_changes_no_press_of_a_whole_game(levels):
     # Whole games of two bots at the device's 30 frames a second: with prepare() after
@@ -835,12 +878,14 @@ def test_a_self_played_game_is_cut_after_its_action_cap():
 # ---- mistakes, on a scripted random source ---------------------------------------------
 class ScriptedRng:
     """Stands in for a Bot's Rng: every normal draw is 0 and every exponential draw is 0
-    (so a reaction is exactly mu and a cursor step exactly step), and below(1000), the
+    (so a reaction is exactly mu and a cursor step exactly step), unless `words24`
+    scripts the exponential's uniform words (next24) in turn; and below(1000), the
     per-mille rolls for a miss or a wrong button, returns the scripted values in turn
     (999, no mistake, once the script runs out)."""
 
     def __init__(self, rolls=()):
         self.rolls = list(rolls)
+        self.words24 = []               # next24()'s scripted words, before the default
 
     def next16(self):
         return 32768                     # 12 of them sum to the normal's mean: 0
@@ -849,6 +894,8 @@ class ScriptedRng:
         return 32768 * n
 
     def next24(self):
+        if self.words24:
+            return self.words24.pop(0)
         return (1 << 24) - 1             # -ln(1) = 0
 
     def below(self, n):
@@ -910,6 +957,8 @@ def test_a_miss_per_mille_of_100_misses_on_exactly_100_of_the_1000_rolls(roll, m
     (["8S 7S", "KD"], 0, 1),        # 6C onto 7S: piles of 3 and 1, the right one smaller
     (["KD QD", "7S"], 1, 0),        # 6C onto 7S: piles of 2 and 2, a tie: the first pile
     (["KD", "8S 7S"], 1, 0),        # 6C onto 7S: piles of 1 and 3
+    # 6C onto 7S: piles of 4 and 5, the left one smaller only once its own card is on it
+    (["2H 3H 7S", "9H 10H JH QH KD"], 0, 0),
 ])
 def test_r25_a_last_card_s_slap_comes_one_reaction_after_it_at_the_pile_it_leaves_smaller(
         piles, onto, slapped):
@@ -967,3 +1016,34 @@ def test_a_slap_plan_beaten_by_the_opponent_s_slap_is_no_dropped_move(seed):
     assert [a for a in applied(results)][:2] == [("play", 0, 0, 0), ("slap", 1, 1)]
     assert all(a != ("slap", 0, 1) for a, t, r in results)
     assert bot.dropped == 0
+
+
+def test_r25_a_last_card_s_slap_keeps_its_time_when_a_look_comes_before_it():
+    # The bot plays its last card (R24) and plans its slap one reaction later (R25);
+    # this reaction is a long one (the exponential draw of the word 0, some 0.8 s). The
+    # table changes with its card, so it looks again a short reaction (mu) after the
+    # play is settled: long before the slap. That look keeps the slap it planned, at the
+    # pile it planned: the slap lands exactly the long reaction after the play, not a
+    # cursor step after it as a slap planned afresh at that look would.
+    g = layout(["6C", "", "", "", ""], IDLE_P1, ["8S 7S", "KD"], hands=("", ""))
+    bot = Bot(0, "hard", 9)
+    bot.rng = ScriptedRng()
+    # next24 words in turn: the first look's reaction, the slap's, the look after the play
+    bot.rng.words24 = [(1 << 24) - 1, 0, (1 << 24) - 1]
+    lv = LEVELS["hard"]
+    long_reaction = lv["mu"] + ((lv["tau"] * neg_ln_q16(1)) >> 16)
+    words = list(bot.rng.words24)
+    presses, results = run_frames(g.copy(), [bot], 3000)
+    assert [r[0] for r in results[:2]] == [("play", 0, 0, 0), ("slap", 0, 1)]
+    assert results[0][2] is None and results[1][2] is None
+    assert results[0][1] == lv["mu"]
+    assert results[1][1] - results[0][1] == long_reaction
+    assert bot.dropped == 0
+    # The same bot run until 1 ms before that slap: it has looked twice, the second
+    # time after its play, and pressed nothing since.
+    bot = Bot(0, "hard", 9)
+    bot.rng = ScriptedRng()
+    bot.rng.words24 = words
+    presses, results = run_frames(g, [bot], (lv["mu"] + long_reaction) // 1000 - 1)
+    assert [r[0] for r in results] == [("play", 0, 0, 0)] and len(presses) == 1
+    assert bot.looks == 2
