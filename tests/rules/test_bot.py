@@ -353,6 +353,32 @@ def test_prepared_moves_are_dropped_when_the_table_or_the_cursor_changed(monkeyp
         assert _rng_state(bot) == _rng_state(twin)
 
 
+def test_moves_prepared_before_its_own_fill_landed_are_not_used_after_it():
+    # Nothing fits; the move is the fill from stockpile 0 into the empty slot 1. The bot
+    # presses B, prepare() runs before the arbiter has applied that fill (its look is
+    # due next), then the fill lands and no prepare() comes before the look. The look
+    # must weigh the table it sees: after the fill nothing is left to do (player 1 keeps
+    # QC for KD, so play goes on), and it presses nothing more, like a bot that never
+    # prepared. (The fill makes the table's signature smaller, not only different.)
+    g = layout(["4C 2C", "", "4D", "4H", "5S"], ["QC", "5D", "2D", "4S", "3C"],
+               ["8C", "KD"])
+    bot, twin = Bot(0, "hard", 5), Bot(0, "hard", 5)
+    bot.observe(g, 0, 0)
+    twin.observe(g, 0, 0)
+    due = bot.due_us()
+    fill = bot.next_press(due + 1000000)
+    assert fill is not None and fill == twin.next_press(due + 1000000) and fill[1] == B
+    bot.prepare()
+    assert g.apply(("fill", 0, 0, 1)) is None
+    bot.observe(g, fill[0] + 2000, 0)
+    twin.observe(g, fill[0] + 2000, 0)
+    assert bot.due_us() == twin.due_us() is not None
+    later = [fill[0] + k * 100000 for k in range(1, 30)]
+    assert [bot.next_press(t) for t in later] == [twin.next_press(t) for t in later] == \
+        [None] * len(later)
+    assert bot.looked_ahead == 0 and bot.due_us() is None
+
+
 def test_prepare_weighs_again_when_the_table_changed_since_it_last_weighed(monkeypatch):
     # prepare() between two frames, then the opponent plays QC onto KD (9S still fits
     # 8C), then prepare() again with the cursor where it was: it weighs the new table,
