@@ -307,6 +307,53 @@ def test_a_press_that_lands_before_the_bot_sees_the_change_loses_the_race():
     assert results[1] == (("play", 0, 0, 0), t_b, BEATEN)
 
 
+def test_a_look_sees_the_table_at_its_due_time_not_a_us_before():
+    # The bot's look is due at mu (150 ms): asked 1 us before, it has not looked. The
+    # opponent covers 8C in that last us; the look at its time sees 7D, which 9S does
+    # not fit, so no B goes out for the 9S (player 1 keeps QC for KD: play goes on).
+    g = layout(["9S", "4D", "2H", "4H", "5S"], ["7D", "QC", "2D", "4S", "3C"], ["8C", "KD"])
+    bot = Bot(0, "hard", 8)
+    bot.rng = ScriptedRng()
+    bot.observe(g, 0, 0)
+    due = bot.due_us()
+    assert due == LEVELS["hard"]["mu"]
+    assert bot.next_press(due - 1) is None and bot.looks == 0
+    assert g.apply(("play", 1, 0, 0)) is None
+    bot.observe(g, due - 1, 0)
+    assert bot.next_press(due) is None
+    assert bot.looks == 1 and bot.due_us() is None and g.phase == PLAY
+
+
+def test_a_press_due_after_a_move_dropped_at_its_press_comes_in_the_same_call():
+    # The bot heads for 9S (A, A, B); after its first A the opponent plays their last
+    # card (R24) and the round goes to the slap, which the bot sees a reaction later,
+    # after its next A was due. Asked once at a late frame, next_press drops the move
+    # at that A (the phase moved on), looks, and hands out the slap that is due by then
+    # in the same run of calls: nothing due is held back for a later frame.
+    g = layout(["2C", "4D", "9S", "4H", "5S"], ["7D", "", "", "", ""], ["8C", "KD"])
+    bot = Bot(0, "hard", 1)
+    bot.rng = ScriptedRng()
+    lv = LEVELS["hard"]
+    bot.observe(g, 0, 0)
+    assert bot.next_press(lv["mu"]) == (lv["mu"], A)
+    assert bot.next_press(lv["mu"]) is None
+    t_change = lv["mu"] + 100000                 # before the next A (mu + step) is due
+    assert g.apply(("play", 1, 0, 0)) is None and g.phase == SLAP
+    bot.observe(g, t_change, bot.cursor)
+    t_look = t_change + lv["mu"]                 # after that A's time
+    assert lv["mu"] + lv["step"] < t_look
+    now = t_look + 50000
+    got = []
+    while True:
+        press = bot.next_press(now)
+        if press is None:
+            break
+        got.append(press)
+    # The slap at the look (KD's pile, the smaller, is player 0's right: B).
+    assert got == [(t_look, B)]
+    assert bot.next_press(now) is None and bot.dropped == 1
+
+
 # ---- looking ahead: prepare() between frames ---------------------------------------
 def _rng_state(bot):
     return bot.rng.state
@@ -983,8 +1030,10 @@ def test_a_miss_per_mille_of_100_misses_on_exactly_100_of_the_1000_rolls(roll, m
     (["8S 7S", "KD"], 0, 1),        # 6C onto 7S: piles of 3 and 1, the right one smaller
     (["KD QD", "7S"], 1, 0),        # 6C onto 7S: piles of 2 and 2, a tie: the first pile
     (["KD", "8S 7S"], 1, 0),        # 6C onto 7S: piles of 1 and 3
-    # 6C onto 7S: piles of 4 and 5, the left one smaller only once its own card is on it
-    (["2H 3H 7S", "9H 10H JH QH KD"], 0, 0),
+    # 6C onto 7S: piles of 4 and 4 once its own card is on pile 0, a tie: the first pile
+    (["2H 3H 7S", "9H 10H JH KD"], 0, 0),
+    # 6C onto 7S: piles of 5 and 4 once its own card is on pile 1, the right one smaller
+    (["9H 10H JH QH KD", "2H 3H 7S"], 1, 1),
 ])
 def test_r25_a_last_card_s_slap_comes_one_reaction_after_it_at_the_pile_it_leaves_smaller(
         piles, onto, slapped):
