@@ -295,6 +295,23 @@ def test_keeps_the_plan_when_another_pile_changes():
     assert applied(results)[:2] == [("play", 1, 0, 1), ("play", 0, 3, 0)]
 
 
+def test_drops_the_planned_move_when_its_card_should_now_go_onto_the_other_pile():
+    # The bot heads for 9S (stockpile 2: A, A, B), which fits only 10D (pile 1). After
+    # its first A the opponent plays 8H onto 7D: now 9S fits both, and onto 8H it leaves
+    # 10D for the bot's JC, so the play it would make has changed. The look after that
+    # sees it, drops the planned move and plans the new one, which B then makes.
+    g = layout(["2C", "4D", "9S", "JC", "5S"], ["8H", "5C", "2D", "4S", "3C"], ["7D", "10D"])
+    bot = Bot(0, "hard", 3)
+    bot.rng = ScriptedRng()
+    lv = LEVELS["hard"]
+    t_opp = lv["mu"] + 5000                # after the first A, a reaction before the next
+    presses, results = run_frames(g, [bot], 1000, script=[(t_opp, ("play", 1, 0, 0))])
+    assert [p[2] for p in presses[:3]] == [A, A, B]
+    assert presses[0][1] == lv["mu"]
+    assert applied(results)[:2] == [("play", 1, 0, 0), ("play", 0, 2, 0)]
+    assert bot.dropped == 1
+
+
 def test_a_press_that_lands_before_the_bot_sees_the_change_loses_the_race():
     # The opponent covers 8C 1 ms before the bot's B lands: too late to see it, so B
     # goes ahead and the arbiter says the bot was beaten (R20).
