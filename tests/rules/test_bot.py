@@ -443,19 +443,25 @@ def test_moves_prepared_before_its_own_fill_landed_are_not_used_after_it():
     assert bot.looked_ahead == 0 and bot.due_us() is None
 
 
-def test_prepare_weighs_again_when_the_table_changed_since_it_last_weighed(monkeypatch):
+@pytest.mark.parametrize("change", ["table", "cursor"])
+def test_prepare_weighs_again_when_the_table_or_cursor_changed_since_it_weighed(
+        monkeypatch, change):
     # prepare() between two frames, then the opponent plays QC onto KD (9S still fits
-    # 8C), then prepare() again with the cursor where it was: it weighs the new table,
-    # so the look uses what was prepared and weighs nothing in its own frame.
+    # 8C) or the pad's cursor moves on to stockpile 4, then prepare() again: it weighs
+    # anew, so the look uses what was prepared and weighs nothing in its own frame.
     g = layout(["2C", "4D", "2H", "9S", "5S"], ["QC", "5D", "2D", "4S", "3C"], ["8C", "KD"])
     bot, twin = Bot(0, "hard", 21), Bot(0, "hard", 21)
     bot.observe(g, 0, 0)
     twin.observe(g, 0, 0)
     due = bot.due_us()
     bot.prepare()
-    assert g.apply(("play", 1, 0, 1)) is None
-    bot.observe(g, 1000, 0)
-    twin.observe(g, 1000, 0)
+    cursor = 0
+    if change == "table":
+        assert g.apply(("play", 1, 0, 1)) is None
+    else:
+        cursor = 4
+    bot.observe(g, 1000, cursor)
+    twin.observe(g, 1000, cursor)
     bot.prepare()
     want = twin.next_press(due)
 
