@@ -371,6 +371,34 @@ def test_a_press_due_after_a_move_dropped_at_its_press_comes_in_the_same_call():
     assert bot.next_press(now) is None and bot.dropped == 1
 
 
+def test_a_press_due_before_a_look_goes_out_first_in_one_late_call():
+    # The bot heads for 9S (A, A, A, B). After its first A the opponent covers 8C; the
+    # bot would see that at a look a reaction later, after its second A was due. Asked
+    # once at a frame past both, it makes that A (pressed before it could see the
+    # change), then looks, drops the move and presses nothing more.
+    g = layout(["2C", "4D", "2H", "9S", "5S"], ["7D", "QC", "2D", "4S", "3C"], ["8C", "KD"])
+    bot = Bot(0, "hard", 21)
+    bot.rng = ScriptedRng()
+    lv = LEVELS["hard"]
+    bot.observe(g, 0, 0)
+    assert bot.next_press(lv["mu"]) == (lv["mu"], A)
+    assert bot.next_press(lv["mu"]) is None
+    t_change = lv["mu"] + 50000
+    assert g.apply(("play", 1, 0, 0)) is None
+    bot.observe(g, t_change, bot.cursor)
+    t_second = lv["mu"] + lv["step"]
+    assert t_second < t_change + lv["mu"]           # the A is due before the look
+    now = t_change + lv["mu"] + 50000
+    got = []
+    while True:
+        press = bot.next_press(now)
+        if press is None:
+            break
+        got.append(press)
+    assert got == [(t_second, A)]
+    assert bot.dropped == 1 and bot.due_us() is None
+
+
 # ---- looking ahead: prepare() between frames ---------------------------------------
 def _rng_state(bot):
     return bot.rng.state
