@@ -295,6 +295,23 @@ def test_keeps_the_plan_when_another_pile_changes():
     assert applied(results)[:2] == [("play", 1, 0, 1), ("play", 0, 3, 0)]
 
 
+def test_drops_the_planned_move_when_its_card_should_now_go_onto_the_other_pile():
+    # The bot heads for 9S (stockpile 2: A, A, B), which fits only 10D (pile 1). After
+    # its first A the opponent plays 8H onto 7D: now 9S fits both, and onto 8H it leaves
+    # 10D for the bot's JC, so the play it would make has changed. The look after that
+    # sees it, drops the planned move and plans the new one, which B then makes.
+    g = layout(["2C", "4D", "9S", "JC", "5S"], ["8H", "5C", "2D", "4S", "3C"], ["7D", "10D"])
+    bot = Bot(0, "hard", 3)
+    bot.rng = ScriptedRng()
+    lv = LEVELS["hard"]
+    t_opp = lv["mu"] + 5000                # after the first A, a reaction before the next
+    presses, results = run_frames(g, [bot], 1000, script=[(t_opp, ("play", 1, 0, 0))])
+    assert [p[2] for p in presses[:3]] == [A, A, B]
+    assert presses[0][1] == lv["mu"]
+    assert applied(results)[:2] == [("play", 1, 0, 0), ("play", 0, 2, 0)]
+    assert bot.dropped == 1
+
+
 def test_a_press_that_lands_before_the_bot_sees_the_change_loses_the_race():
     # The opponent covers 8C 1 ms before the bot's B lands: too late to see it, so B
     # goes ahead and the arbiter says the bot was beaten (R20).
@@ -305,6 +322,81 @@ def test_a_press_that_lands_before_the_bot_sees_the_change_loses_the_race():
     presses, results = run_frames(g, [bot], 1000, script=[(t_b - 1000, ("play", 1, 0, 0))])
     assert results[0] == (("play", 1, 0, 0), t_b - 1000, None)
     assert results[1] == (("play", 0, 0, 0), t_b, BEATEN)
+
+
+def test_a_look_sees_the_table_at_its_due_time_not_a_us_before():
+    # The bot's look is due at mu (150 ms): asked 1 us before, it has not looked. The
+    # opponent covers 8C in that last us; the look at its time sees 7D, which 9S does
+    # not fit, so no B goes out for the 9S (player 1 keeps QC for KD: play goes on).
+    g = layout(["9S", "4D", "2H", "4H", "5S"], ["7D", "QC", "2D", "4S", "3C"], ["8C", "KD"])
+    bot = Bot(0, "hard", 8)
+    bot.rng = ScriptedRng()
+    bot.observe(g, 0, 0)
+    due = bot.due_us()
+    assert due == LEVELS["hard"]["mu"]
+    assert bot.next_press(due - 1) is None and bot.looks == 0
+    assert g.apply(("play", 1, 0, 0)) is None
+    bot.observe(g, due - 1, 0)
+    assert bot.next_press(due) is None
+    assert bot.looks == 1 and bot.due_us() is None and g.phase == PLAY
+
+
+def test_a_press_due_after_a_move_dropped_at_its_press_comes_in_the_same_call():
+    # The bot heads for 9S (A, A, B); after its first A the opponent plays their last
+    # card (R24) and the round goes to the slap, which the bot sees a reaction later,
+    # after its next A was due. Asked once at a late frame, next_press drops the move
+    # at that A (the phase moved on), looks, and hands out the slap that is due by then
+    # in the same run of calls: nothing due is held back for a later frame.
+    g = layout(["2C", "4D", "9S", "4H", "5S"], ["7D", "", "", "", ""], ["8C", "KD"])
+    bot = Bot(0, "hard", 1)
+    bot.rng = ScriptedRng()
+    lv = LEVELS["hard"]
+    bot.observe(g, 0, 0)
+    assert bot.next_press(lv["mu"]) == (lv["mu"], A)
+    assert bot.next_press(lv["mu"]) is None
+    t_change = lv["mu"] + 100000                 # before the next A (mu + step) is due
+    assert g.apply(("play", 1, 0, 0)) is None and g.phase == SLAP
+    bot.observe(g, t_change, bot.cursor)
+    t_look = t_change + lv["mu"]                 # after that A's time
+    assert lv["mu"] + lv["step"] < t_look
+    now = t_look + 50000
+    got = []
+    while True:
+        press = bot.next_press(now)
+        if press is None:
+            break
+        got.append(press)
+    # The slap at the look (KD's pile, the smaller, is player 0's right: B).
+    assert got == [(t_look, B)]
+    assert bot.next_press(now) is None and bot.dropped == 1
+
+
+def test_a_press_due_before_a_look_goes_out_first_in_one_late_call():
+    # The bot heads for 9S (A, A, A, B). After its first A the opponent covers 8C; the
+    # bot would see that at a look a reaction later, after its second A was due. Asked
+    # once at a frame past both, it makes that A (pressed before it could see the
+    # change), then looks, drops the move and presses nothing more.
+    g = layout(["2C", "4D", "2H", "9S", "5S"], ["7D", "QC", "2D", "4S", "3C"], ["8C", "KD"])
+    bot = Bot(0, "hard", 21)
+    bot.rng = ScriptedRng()
+    lv = LEVELS["hard"]
+    bot.observe(g, 0, 0)
+    assert bot.next_press(lv["mu"]) == (lv["mu"], A)
+    assert bot.next_press(lv["mu"]) is None
+    t_change = lv["mu"] + 50000
+    assert g.apply(("play", 1, 0, 0)) is None
+    bot.observe(g, t_change, bot.cursor)
+    t_second = lv["mu"] + lv["step"]
+    assert t_second < t_change + lv["mu"]           # the A is due before the look
+    now = t_change + lv["mu"] + 50000
+    got = []
+    while True:
+        press = bot.next_press(now)
+        if press is None:
+            break
+        got.append(press)
+    assert got == [(t_second, A)]
+    assert bot.dropped == 1 and bot.due_us() is None
 
 
 # ---- looking ahead: prepare() between frames ---------------------------------------
@@ -351,6 +443,81 @@ def test_prepared_moves_are_dropped_when_the_table_or_the_cursor_changed(monkeyp
         assert got == [twin.next_press(due + k * 200000) for k in range(4)]
         assert bot.looked_ahead == 0
         assert _rng_state(bot) == _rng_state(twin)
+
+
+def test_moves_prepared_before_its_own_fill_landed_are_not_used_after_it():
+    # Nothing fits; the move is the fill from stockpile 0 into the empty slot 1. The bot
+    # presses B, prepare() runs before the arbiter has applied that fill (its look is
+    # due next), then the fill lands and no prepare() comes before the look. The look
+    # must weigh the table it sees: after the fill nothing is left to do (player 1 keeps
+    # QC for KD, so play goes on), and it presses nothing more, like a bot that never
+    # prepared. (The fill makes the table's signature smaller, not only different.)
+    g = layout(["4C 2C", "", "4D", "4H", "5S"], ["QC", "5D", "2D", "4S", "3C"],
+               ["8C", "KD"])
+    bot, twin = Bot(0, "hard", 5), Bot(0, "hard", 5)
+    bot.observe(g, 0, 0)
+    twin.observe(g, 0, 0)
+    due = bot.due_us()
+    fill = bot.next_press(due + 1000000)
+    assert fill is not None and fill == twin.next_press(due + 1000000) and fill[1] == B
+    bot.prepare()
+    assert g.apply(("fill", 0, 0, 1)) is None
+    bot.observe(g, fill[0] + 2000, 0)
+    twin.observe(g, fill[0] + 2000, 0)
+    assert bot.due_us() == twin.due_us() is not None
+    later = [fill[0] + k * 100000 for k in range(1, 30)]
+    assert [bot.next_press(t) for t in later] == [twin.next_press(t) for t in later] == \
+        [None] * len(later)
+    assert bot.looked_ahead == 0 and bot.due_us() is None
+
+
+@pytest.mark.parametrize("change", ["table", "cursor"])
+def test_prepare_weighs_again_when_the_table_or_cursor_changed_since_it_weighed(
+        monkeypatch, change):
+    # prepare() between two frames, then the opponent plays QC onto KD (9S still fits
+    # 8C) or the pad's cursor moves on to stockpile 4, then prepare() again: it weighs
+    # anew, so the look uses what was prepared and weighs nothing in its own frame.
+    g = layout(["2C", "4D", "2H", "9S", "5S"], ["QC", "5D", "2D", "4S", "3C"], ["8C", "KD"])
+    bot, twin = Bot(0, "hard", 21), Bot(0, "hard", 21)
+    bot.observe(g, 0, 0)
+    twin.observe(g, 0, 0)
+    due = bot.due_us()
+    bot.prepare()
+    cursor = 0
+    if change == "table":
+        assert g.apply(("play", 1, 0, 1)) is None
+    else:
+        cursor = 4
+    bot.observe(g, 1000, cursor)
+    twin.observe(g, 1000, cursor)
+    bot.prepare()
+    want = twin.next_press(due)
+
+    def weighed_in_the_frame(*args):
+        raise AssertionError("moves() called inside the frame")
+    monkeypatch.setattr(bot_module, "moves", weighed_in_the_frame)
+    assert bot.next_press(due) == want == (due, A)
+    assert bot.looked_ahead == 1
+    assert _rng_state(bot) == _rng_state(twin) and bot.due_us() == twin.due_us()
+
+
+def test_prepare_works_on_a_game_restored_from_its_saved_text(monkeypatch):
+    # A saved game comes back from JSON text: its phase is a string read from the file,
+    # equal to the game's PLAY but not the same object. prepare() goes by what it says
+    # and weighs the moves between frames there too.
+    saved = layout(["2C", "4D", "9S", "4H", "5S"], IDLE_P1, ["8C", "KD"]).snapshot()
+    g = Game.restore(json.loads(json.dumps(saved)))
+    assert g.phase == PLAY and g.phase is not PLAY
+    bot = Bot(0, "hard", 1)
+    bot.observe(g, 0, 0)
+    due = bot.due_us()
+    bot.prepare()
+
+    def weighed_in_the_frame(*args):
+        raise AssertionError("moves() called inside the frame")
+    monkeypatch.setattr(bot_module, "moves", weighed_in_the_frame)
+    assert bot.next_press(due) == (due, A)
+    assert bot.looked_ahead == 1
 
 
 @pytest.mark.parametrize("levels", [("hard", "hard"), ("normal", "easy")])
@@ -846,12 +1013,14 @@ def test_a_self_played_game_is_cut_after_its_action_cap():
 # ---- mistakes, on a scripted random source ---------------------------------------------
 class ScriptedRng:
     """Stands in for a Bot's Rng: every normal draw is 0 and every exponential draw is 0
-    (so a reaction is exactly mu and a cursor step exactly step), and below(1000), the
+    (so a reaction is exactly mu and a cursor step exactly step), unless `words24`
+    scripts the exponential's uniform words (next24) in turn; and below(1000), the
     per-mille rolls for a miss or a wrong button, returns the scripted values in turn
     (999, no mistake, once the script runs out)."""
 
     def __init__(self, rolls=()):
         self.rolls = list(rolls)
+        self.words24 = []               # next24()'s scripted words, before the default
 
     def next16(self):
         return 32768                     # 12 of them sum to the normal's mean: 0
@@ -860,6 +1029,8 @@ class ScriptedRng:
         return 32768 * n
 
     def next24(self):
+        if self.words24:
+            return self.words24.pop(0)
         return (1 << 24) - 1             # -ln(1) = 0
 
     def below(self, n):
@@ -921,6 +1092,10 @@ def test_a_miss_per_mille_of_100_misses_on_exactly_100_of_the_1000_rolls(roll, m
     (["8S 7S", "KD"], 0, 1),        # 6C onto 7S: piles of 3 and 1, the right one smaller
     (["KD QD", "7S"], 1, 0),        # 6C onto 7S: piles of 2 and 2, a tie: the first pile
     (["KD", "8S 7S"], 1, 0),        # 6C onto 7S: piles of 1 and 3
+    # 6C onto 7S: piles of 4 and 4 once its own card is on pile 0, a tie: the first pile
+    (["2H 3H 7S", "9H 10H JH KD"], 0, 0),
+    # 6C onto 7S: piles of 5 and 4 once its own card is on pile 1, the right one smaller
+    (["9H 10H JH QH KD", "2H 3H 7S"], 1, 1),
 ])
 def test_r25_a_last_card_s_slap_comes_one_reaction_after_it_at_the_pile_it_leaves_smaller(
         piles, onto, slapped):
@@ -978,3 +1153,34 @@ def test_a_slap_plan_beaten_by_the_opponent_s_slap_is_no_dropped_move(seed):
     assert [a for a in applied(results)][:2] == [("play", 0, 0, 0), ("slap", 1, 1)]
     assert all(a != ("slap", 0, 1) for a, t, r in results)
     assert bot.dropped == 0
+
+
+def test_r25_a_last_card_s_slap_keeps_its_time_when_a_look_comes_before_it():
+    # The bot plays its last card (R24) and plans its slap one reaction later (R25);
+    # this reaction is a long one (the exponential draw of the word 0, some 0.8 s). The
+    # table changes with its card, so it looks again a short reaction (mu) after the
+    # play is settled: long before the slap. That look keeps the slap it planned, at the
+    # pile it planned: the slap lands exactly the long reaction after the play, not a
+    # cursor step after it as a slap planned afresh at that look would.
+    g = layout(["6C", "", "", "", ""], IDLE_P1, ["8S 7S", "KD"], hands=("", ""))
+    bot = Bot(0, "hard", 9)
+    bot.rng = ScriptedRng()
+    # next24 words in turn: the first look's reaction, the slap's, the look after the play
+    bot.rng.words24 = [(1 << 24) - 1, 0, (1 << 24) - 1]
+    lv = LEVELS["hard"]
+    long_reaction = lv["mu"] + ((lv["tau"] * neg_ln_q16(1)) >> 16)
+    words = list(bot.rng.words24)
+    presses, results = run_frames(g.copy(), [bot], 3000)
+    assert [r[0] for r in results[:2]] == [("play", 0, 0, 0), ("slap", 0, 1)]
+    assert results[0][2] is None and results[1][2] is None
+    assert results[0][1] == lv["mu"]
+    assert results[1][1] - results[0][1] == long_reaction
+    assert bot.dropped == 0
+    # The same bot run until 1 ms before that slap: it has looked twice, the second
+    # time after its play, and pressed nothing since.
+    bot = Bot(0, "hard", 9)
+    bot.rng = ScriptedRng()
+    bot.rng.words24 = words
+    presses, results = run_frames(g, [bot], (lv["mu"] + long_reaction) // 1000 - 1)
+    assert [r[0] for r in results] == [("play", 0, 0, 0)] and len(presses) == 1
+    assert bot.looks == 2

@@ -62,3 +62,27 @@ def test_the_masher_presses_at_its_due_time_not_a_us_before():
         assert bot.next_press(t - 1) is None
         press = bot.next_press(t)
         assert press is not None and press[0] == t and press[1] in (A, B)
+
+
+def test_a_bot_counts_its_looks_and_presses_from_zero():
+    # Only 9S (stockpile 2) fits 8C. The bot looks once a reaction after it first sees
+    # the table (and plans A, A, B), once more a reaction after its B to check what came
+    # of it; after that nothing of its own fits and nothing changes (player 1 keeps QC
+    # for KD, so the game does not stall), so it looks no more.
+    g = layout(["2C", "4D", "9S", "4H", "5S"], ["QC", "5D", "2D", "4S", "3C"], ["8C", "KD"])
+    bot = Bot(0, "hard", 1)
+    assert bot.looks == 0 and bot.presses == 0
+    bot.observe(g, 0, 0)
+    assert bot.looks == 0 and bot.presses == 0
+    t = bot.due_us()
+    buttons = []
+    while t is not None and len(buttons) < 10:
+        press = bot.next_press(t)
+        if press is not None:
+            buttons.append(press[1])
+            if press[1] == B:
+                assert g.apply(("play", 0, 2, 0)) is None
+                bot.observe(g, t, 2)
+        t = bot.due_us()
+    assert buttons == [A, A, B]
+    assert bot.looks == 2 and bot.presses == 3
