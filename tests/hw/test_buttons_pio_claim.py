@@ -101,6 +101,34 @@ def test_stop_detaches_the_handler_and_frees_everything(monkeypatch):
     assert cap.drain() == []
 
 
+@pytest.mark.parametrize("failing", ["sm", "irq", "dma", "program"])
+def test_stop_frees_everything_else_when_one_part_refuses(monkeypatch, failing):
+    # stop() runs at a soft reset or when the app leaves: a part that raises while being
+    # freed (a state machine, the PIO interrupt, a DMA channel, a program) must not keep
+    # the rest from being freed, nor escape.
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    pio = chip.pios[cap._pio_id]
+
+    def refuse(*a, **kw):
+        raise OSError(5, "refused")
+    if failing == "sm":
+        sm = [s for s in chip.sms if s.on][0]
+        monkeypatch.setattr(sm, "active", refuse)
+    elif failing == "irq":
+        monkeypatch.setattr(pio, "irq", refuse)
+    elif failing == "dma":
+        bad = cap._dmas[0]
+        monkeypatch.setattr(bad, "close", refuse)
+    else:
+        monkeypatch.setattr(pio, "remove_program", refuse)
+    cap.stop()
+    assert all(d.closed for d in chip.dmas if failing != "dma" or d is not bad)
+    assert len([s for s in chip.sms if s.on]) == (1 if failing == "sm" else 0)
+    assert failing == "irq" or pio.handler is None
+    assert cap.check() == 0 and cap.drain() == []
+
+
 def test_a_capture_not_started_polls_and_checks_nothing():
     cap = PioCapture(board.BUTTONS, board.DEBOUNCE_US, cycles_per_us=125)
     assert cap.drain() == [] and cap.check() == 0

@@ -232,6 +232,16 @@ def test_b_plays_onto_the_pile_that_leaves_a_follow_up():
     assert best_play(g, 0, 0) == 0
 
 
+def test_b_weighs_both_piles_for_player_1_too():
+    # Player 1's left pile is pile 1. 6H fits 5D (pile 0) and 7C (pile 1); 7S would
+    # follow it either way, 8S only if the 7C stays uncovered: onto pile 0 it goes.
+    g = layout(["KC", "QD", E, E, E], ["6H", "8S", "7S", E, E], ["5D", "7C"],
+               hands=("3C", "4S"))
+    assert pile_on_left(g, 1) == 1
+    assert follow_ups(g, 1, 0, 1) == 1 and follow_ups(g, 1, 0, 0) == 2
+    assert best_play(g, 1, 0) == 0 and Pad(1).press(g, B) == ("play", 1, 0, 0)
+
+
 def test_b_counts_every_follow_up_once():
     # 7C and 7H would fit the 8S left by playing on pile 1; JC the 10H left by pile 0.
     g = both_fit(["7C", "7H", "JC"])
