@@ -438,3 +438,6 @@ def test_a_pad_plays_and_slaps_on_a_game_restored_from_its_saved_text(scheme):
     s = Game.restore(json.loads(json.dumps(slap_layout().snapshot())))
     assert s.phase == SLAP
     assert Pad(1, scheme).press(s, B)[0] == "slap"
+    r = Game.restore(json.loads(json.dumps(Game(seed=4).snapshot())))   # a new deal
+    assert r.phase == READY
+    assert Pad(0, scheme).press(r, A) == ("spit", 0)                     # R11
