@@ -1,4 +1,5 @@
 """Shared test helpers: layouts by card name, the MicroPython binary, conservation."""
+import json
 import os
 import subprocess
 import sys
@@ -107,3 +108,49 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__floordiv__", "__rfloordiv__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__",
               "__or__", "__ror__", "__and__", "__rand__", "__xor__", "__rxor__"):
     setattr(SmallInt, _name, _watched(_name))
+
+
+def driver_results(driver, micropython):
+    """Run a tests/mp driver under the unix MicroPython (a 150K heap, like a device) or
+    under CPython; its `RESULT <json>` lines, by their "case". A driver that fails,
+    prints no result or reports an error in one fails the test."""
+    import pytest
+    if micropython:
+        if not MICROPYTHON.exists():
+            pytest.skip("MicroPython unix binary not found at %s (run `make setup`)" % MICROPYTHON)
+        cmd = [str(MICROPYTHON), "-X", "heapsize=150K", str(driver)]
+        env = dict(os.environ, MICROPYPATH=str(ROOT))
+    else:
+        cmd = [sys.executable, str(driver)]
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, "driver failed (%d)\nstdout:\n%s\nstderr:\n%s" % (
+        p.returncode, p.stdout, p.stderr)
+    results = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            r = json.loads(line[len("RESULT "):])
+            results[r.pop("case")] = r
+    errors = {k: r["error"] for k, r in results.items() if "error" in r}
+    assert results and not errors, errors or p.stdout + p.stderr
+    return results
+
+
+def driver_fixtures(driver):
+    """A test module's fixtures for a tests/mp driver: mp_results and cp_results (one
+    run each per module) and res, each test once with either interpreter's results."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def mp_results():
+        return driver_results(driver, True)
+
+    @pytest.fixture(scope="module")
+    def cp_results():
+        return driver_results(driver, False)
+
+    @pytest.fixture(params=["micropython", "cpython"])
+    def res(request):
+        return request.getfixturevalue("mp_results" if request.param == "micropython"
+                                       else "cp_results")
+    return mp_results, cp_results, res

@@ -8,55 +8,19 @@ apply to both, and the two must agree. The heap_lock case (MicroPython only) fir
 interrupt handler with the heap locked, so any allocation in it raises MemoryError.
 """
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+
+from tests.helpers import ROOT, driver_fixtures
 
 pytestmark = pytest.mark.mp
 
-ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "tests" / "mp" / "buttons_driver.py"
-MICROPYTHON = Path(sys.executable).parent / "micropython"
 PERIOD = 1 << 30
 DB = 10_000
 # The pin map's order: (P0 A, P0 B, P1 A, P1 B) = indices 0..3 of presses/bounces.
 
 
-def _run(cmd, env):
-    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, "driver failed (%d)\nstdout:\n%s\nstderr:\n%s" % (p.returncode, p.stdout, p.stderr)
-    results = {}
-    for line in p.stdout.splitlines():
-        if line.startswith("RESULT "):
-            r = json.loads(line[len("RESULT ") :])
-            results[r["case"]] = r
-    assert results, "no RESULT lines:\n" + p.stdout + p.stderr
-    errors = {k: r["error"] for k, r in results.items() if "error" in r}
-    assert not errors, errors
-    return results
-
-
-@pytest.fixture(scope="module")
-def mp_results():
-    if not MICROPYTHON.exists():
-        pytest.skip("MicroPython unix binary not found at %s (run `make setup`)" % MICROPYTHON)
-    env = dict(os.environ, MICROPYPATH=str(ROOT))
-    return _run([str(MICROPYTHON), "-X", "heapsize=150K", str(DRIVER)], env)
-
-
-@pytest.fixture(scope="module")
-def cp_results():
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return _run([sys.executable, str(DRIVER)], env)
-
-
-@pytest.fixture(params=["micropython", "cpython"])
-def res(request):
-    return request.getfixturevalue("mp_results" if request.param == "micropython" else "cp_results")
+mp_results, cp_results, res = driver_fixtures(DRIVER)
 
 
 def test_start_configures_pins_with_one_hard_handler(res):
@@ -192,8 +156,7 @@ def test_r19_a_change_exactly_debounce_us_after_an_edge_is_emitted_at_once(res):
 
 
 def test_bad_pin_maps_and_options_are_refused(res):
-    r = dict(res["bad_config"])
-    del r["case"]
+    r = res["bad_config"]
     assert r == {
         "no pins": "ValueError",
         "gpio 29": "ok",
@@ -363,7 +326,6 @@ def test_r19_a_held_back_first_touch_is_published_by_poll_once_read_closed(res):
 
 
 def test_a_ring_of_odd_size_holds_that_many_events(res):
-    r = dict(res["odd_ring"])
-    del r["case"]
+    r = res["odd_ring"]
     assert r == {"pending_1": 1, "dropped_1": 1, "n_1": 1,
                  "pending_5": 5, "dropped_5": 1, "n_5": 5}

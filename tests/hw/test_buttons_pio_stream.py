@@ -2,49 +2,17 @@
 (tests/mp/pio_stream_driver.py: a fake DMA ring, transfer count, FDEBUG and clock),
 under the real MicroPython unix interpreter (with the heap locked, as in a hard IRQ) and
 under CPython. The state machine and DMA themselves: tests/pico/test_pico_buttons.py."""
-import json
-import os
-import subprocess
-import sys
 
 import pytest
 
-from tests.helpers import ROOT, MICROPYTHON
+from tests.helpers import ROOT, driver_fixtures
 
 pytestmark = pytest.mark.mp
 
 DRIVER = ROOT / "tests" / "mp" / "pio_stream_driver.py"
 
 
-def _run(cmd, env):
-    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stdout + p.stderr
-    out = {}
-    for line in p.stdout.splitlines():
-        if line.startswith("RESULT "):
-            r = json.loads(line[7:])
-            out[r.pop("case")] = r
-    errors = {k: r["error"] for k, r in out.items() if "error" in r}
-    assert out and not errors, errors or p.stdout
-    return out
-
-
-@pytest.fixture(scope="module")
-def mp_results():
-    if not MICROPYTHON.exists():
-        pytest.skip("no micropython binary (make setup)")
-    return _run([str(MICROPYTHON), "-X", "heapsize=150K", str(DRIVER)],
-                dict(os.environ, MICROPYPATH=str(ROOT)))
-
-
-@pytest.fixture(scope="module")
-def cp_results():
-    return _run([sys.executable, str(DRIVER)], dict(os.environ, PYTHONPATH=str(ROOT)))
-
-
-@pytest.fixture(params=["micropython", "cpython"])
-def res(request):
-    return request.getfixturevalue("mp_results" if request.param == "micropython" else "cp_results")
+mp_results, cp_results, res = driver_fixtures(DRIVER)
 
 
 def test_each_stamp_is_its_samples_microsecond(res):

@@ -3,52 +3,17 @@ MicroPython interpreter, and under CPython: tests/mp/link_uart_driver.py drives 
 fake `machine` and `rp2` and prints one `RESULT <json>` line per case; the two
 interpreters must give the same results. The watcher's handler runs with the heap locked
 under MicroPython, as a hard interrupt does, so any allocation in it raises MemoryError."""
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+
+from tests.helpers import ROOT, driver_fixtures
 
 pytestmark = pytest.mark.mp
 
-ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "tests" / "mp" / "link_uart_driver.py"
-MICROPYTHON = Path(sys.executable).parent / "micropython"
 PERIOD = 1 << 30
 
 
-def _run(cmd, env):
-    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, "driver failed (%d)\nstdout:\n%s\nstderr:\n%s" % (
-        p.returncode, p.stdout, p.stderr)
-    results = {}
-    for line in p.stdout.splitlines():
-        if line.startswith("RESULT "):
-            r = json.loads(line[len("RESULT "):])
-            results[r["case"]] = r
-    assert set(results) == {"frame_sizes", "handler"}, p.stdout + p.stderr
-    return results
-
-
-@pytest.fixture(scope="module")
-def mp_results():
-    if not MICROPYTHON.exists():
-        pytest.skip("MicroPython unix binary not found at %s (run `make setup`)" % MICROPYTHON)
-    env = dict(os.environ, MICROPYPATH=str(ROOT))
-    return _run([str(MICROPYTHON), "-X", "heapsize=150K", str(DRIVER)], env)
-
-
-@pytest.fixture(scope="module")
-def cp_results():
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return _run([sys.executable, str(DRIVER)], env)
-
-
-@pytest.fixture(params=["micropython", "cpython"])
-def res(request):
-    return request.getfixturevalue("mp_results" if request.param == "micropython" else "cp_results")
+mp_results, cp_results, res = driver_fixtures(DRIVER)
 
 
 def test_a_whole_buffer_fits_an_idle_line_and_one_byte_more_never(res):
