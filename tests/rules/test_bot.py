@@ -341,6 +341,16 @@ def test_a_look_sees_the_table_at_its_due_time_not_a_us_before():
     assert bot.looks == 1 and bot.due_us() is None and g.phase == PLAY
 
 
+def due_presses(bot, now):
+    """Every press the bot has due by now, asked in one late frame."""
+    got = []
+    press = bot.next_press(now)
+    while press is not None:
+        got.append(press)
+        press = bot.next_press(now)
+    return got
+
+
 def test_a_press_due_after_a_move_dropped_at_its_press_comes_in_the_same_call():
     # The bot heads for 9S (A, A, B); after its first A the opponent plays their last
     # card (R24) and the round goes to the slap, which the bot sees a reaction later,
@@ -360,12 +370,7 @@ def test_a_press_due_after_a_move_dropped_at_its_press_comes_in_the_same_call():
     t_look = t_change + lv["mu"]                 # after that A's time
     assert lv["mu"] + lv["step"] < t_look
     now = t_look + 50000
-    got = []
-    while True:
-        press = bot.next_press(now)
-        if press is None:
-            break
-        got.append(press)
+    got = due_presses(bot, now)
     # The slap at the look (KD's pile, the smaller, is player 0's right: B).
     assert got == [(t_look, B)]
     assert bot.next_press(now) is None and bot.dropped == 1
@@ -389,12 +394,7 @@ def test_a_press_due_before_a_look_goes_out_first_in_one_late_call():
     t_second = lv["mu"] + lv["step"]
     assert t_second < t_change + lv["mu"]           # the A is due before the look
     now = t_change + lv["mu"] + 50000
-    got = []
-    while True:
-        press = bot.next_press(now)
-        if press is None:
-            break
-        got.append(press)
+    got = due_presses(bot, now)
     assert got == [(t_second, A)]
     assert bot.dropped == 1 and bot.due_us() is None
 
