@@ -341,6 +341,18 @@ def test_a_look_sees_the_table_at_its_due_time_not_a_us_before():
     assert bot.looks == 1 and bot.due_us() is None and g.phase == PLAY
 
 
+def after_its_first_a(g, seed):
+    """A hard bot on a scripted random source (its reaction exactly mu) that has made
+    the first A of its move, at mu, and has nothing more due then."""
+    bot = Bot(0, "hard", seed)
+    bot.rng = ScriptedRng()
+    lv = LEVELS["hard"]
+    bot.observe(g, 0, 0)
+    assert bot.next_press(lv["mu"]) == (lv["mu"], A)
+    assert bot.next_press(lv["mu"]) is None
+    return bot, lv
+
+
 def due_presses(bot, now):
     """Every press the bot has due by now, asked in one late frame."""
     got = []
@@ -358,12 +370,7 @@ def test_a_press_due_after_a_move_dropped_at_its_press_comes_in_the_same_call():
     # at that A (the phase moved on), looks, and hands out the slap that is due by then
     # in the same run of calls: nothing due is held back for a later frame.
     g = layout(["2C", "4D", "9S", "4H", "5S"], ["7D", "", "", "", ""], ["8C", "KD"])
-    bot = Bot(0, "hard", 1)
-    bot.rng = ScriptedRng()
-    lv = LEVELS["hard"]
-    bot.observe(g, 0, 0)
-    assert bot.next_press(lv["mu"]) == (lv["mu"], A)
-    assert bot.next_press(lv["mu"]) is None
+    bot, lv = after_its_first_a(g, 1)
     t_change = lv["mu"] + 100000                 # before the next A (mu + step) is due
     assert g.apply(("play", 1, 0, 0)) is None and g.phase == SLAP
     bot.observe(g, t_change, bot.cursor)
@@ -382,12 +389,7 @@ def test_a_press_due_before_a_look_goes_out_first_in_one_late_call():
     # once at a frame past both, it makes that A (pressed before it could see the
     # change), then looks, drops the move and presses nothing more.
     g = layout(["2C", "4D", "2H", "9S", "5S"], ["7D", "QC", "2D", "4S", "3C"], ["8C", "KD"])
-    bot = Bot(0, "hard", 21)
-    bot.rng = ScriptedRng()
-    lv = LEVELS["hard"]
-    bot.observe(g, 0, 0)
-    assert bot.next_press(lv["mu"]) == (lv["mu"], A)
-    assert bot.next_press(lv["mu"]) is None
+    bot, lv = after_its_first_a(g, 21)
     t_change = lv["mu"] + 50000
     assert g.apply(("play", 1, 0, 0)) is None
     bot.observe(g, t_change, bot.cursor)
