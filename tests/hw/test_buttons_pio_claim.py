@@ -72,8 +72,11 @@ def test_a_capture_on_pio1_is_paced_by_pio1s_rx_fifo(monkeypatch, busy0):
     assert got[1][0] == got[0][0] + 1              # the next sample: the next µs at least
 
 
-def test_check_leaves_a_healthy_interrupt_alone_and_rearms_one_switched_off(monkeypatch):
-    chip = Chip(monkeypatch)
+@pytest.mark.parametrize("busy", [(0, 0), (0b0001, 0), (0b0111, 0b0011)])
+def test_check_leaves_a_healthy_interrupt_alone_and_rearms_one_switched_off(monkeypatch, busy):
+    # Re-armed for the sampler's own state machine's flag, wherever it runs (SM 0, SM 1
+    # of PIO0, SM 2 of PIO1).
+    chip = Chip(monkeypatch, busy=busy)
     cap = started(chip)
     pio = chip.pios[cap._pio_id]
     attached = pio.attached
@@ -464,6 +467,19 @@ def test_moving_the_anchor_past_a_long_silence_keeps_every_step_a_small_int(monk
     cap._advance(SmallInt(loops))
     assert cap._a_loop == loops & MASK29
     assert -1 <= ticks_diff(cap._a_t, chip.stamp(loops, cap)) <= 1
+
+
+@pytest.mark.parametrize("loop", [3 * 10 ** 8, (1 << 29) - 5])
+def test_the_handler_stamps_a_press_after_a_long_silence_in_small_ints(monkeypatch, loop):
+    # No poll() for a minute: the handler moves its anchor hundreds of millions of loops
+    # at once, and must do it in steps (a heap int raised in a hard interrupt handler is
+    # a press lost, counted in `errors`).
+    chip = Chip(monkeypatch)
+    cap = started(chip)
+    cap._L = SmallInt(cap._L)
+    chip.press(cap, loop, 0b0001)
+    assert cap.errors == 0
+    assert ev(cap.drain(poll=False)) == [[chip.stamp(loop, cap), 0, "A", 1]]
 
 
 def test_a_failed_calibration_names_the_clock_in_one_line(monkeypatch):

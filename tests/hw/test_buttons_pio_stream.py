@@ -116,19 +116,26 @@ def test_a_held_buttons_lock_out_ends_quietly_beside_another_buttons_swallowed_r
     assert r["down"] == [True, False, False, False]
 
 
-@pytest.mark.parametrize("case,debounce", [("handler_due", 10000), ("handler_due_debounce_bit_1", 10002)])
+@pytest.mark.parametrize("case,debounce", [("handler_due", 10000), ("handler_due_debounce_bit_1", 10002),
+                                           ("handler_due_a_us_before_fresh", 10000)])
 def test_after_the_handler_took_a_press_poll_wakes_exactly_when_its_lock_out_ends(res, case, debounce):
     # No poll() read the ring since the handler did: the handler's own note says when
-    # poll() has work, the lock-out's end + 2 µs, not a µs sooner.
+    # poll() has work, the lock-out's end + 2 µs, not a µs sooner nor later (also when
+    # that is just before the wake poll() had set to keep the time anchor fresh).
     r = res[case]
+    assert r.get("target", r["press"]) == r["press"]
     assert r["handled"] == [[r["press"], 0, "A", 1]]
     assert r["quiet"] == [] and r["calls_before"] == 0
     assert r["calls_at_end"] == 1
     assert r["at_end"] == [[(r["press"] + debounce) % (1 << 30), 0, "A", 0]]
 
 
-def test_with_nothing_pressed_poll_works_once_a_second_to_keep_the_anchor_fresh(res):
-    r = res["fresh_due"]
+@pytest.mark.parametrize("case", ["fresh_due", "fresh_due_young_anchor", "fresh_due_at_ticks_0",
+                                  "fresh_due_at_ticks_1"])
+def test_with_nothing_pressed_poll_works_once_a_second_to_keep_the_anchor_fresh(res, case):
+    # Also when the anchor was under half a second old (left where it was), and when
+    # poll() runs at ticks 0 or 1 (its "2 µs ago" is across the wrap).
+    r = res[case]
     assert r == {"before": 0, "at_wake": 1, "after": 0}
 
 

@@ -508,8 +508,26 @@ def case_handler_due(debounce=10000):
     # A press and its release inside the lock-out, both taken by the handler: no poll()
     # read the ring since, so the handler itself says when poll() has work: at the
     # lock-out's end + 2 µs (samples that recent may not be in the ring yet), no sooner.
-    s = Sampler(debounce_us=debounce)
-    p = 1000
+    return handler_due(Sampler(debounce_us=debounce), 1000, debounce)
+
+
+def case_handler_due_a_us_before_fresh():
+    # The same when the lock-out ends (+ 2 µs) one µs before the wake a poll() already
+    # set for the time anchor: poll() has work at the lock-out's end, not 1 µs later.
+    s = Sampler()
+    s.now[0] = (T0 + 600000) % PERIOD
+    s.cap.drain()
+    k = ((600000 - 2) * CPU - F0) // s.cap._L  # the anchor's loop (see case_fresh_due)
+    wake = (s.stamp(k) + FRESH_US) % PERIOD
+    target = (wake - 1 - 2 - 10000) % PERIOD
+    elapsed = (target - T0) % PERIOD
+    p = -((F0 - elapsed * CPU) // s.cap._L)  # the first loop sampled in that µs
+    r = handler_due(s, p, 10000)
+    r["target"] = target
+    return r
+
+
+def handler_due(s, p, debounce):
     s.sample(p, 1)
     s.time_of(p)
     s.irq()
@@ -535,17 +553,20 @@ def case_handler_due_debounce_bit_1():
     return case_handler_due(debounce=10002)
 
 
-def case_fresh_due():
+def case_fresh_due(after_us=600000):
     # With nothing pressed, poll() works only to keep the time anchor fresh: a frame
-    # moves it to the last sample before now - 2 µs, and the next frame with work is the
-    # one FRESH_US after that sample, which moves it on again (so the frame after it has
-    # none).
+    # moves it to the last sample before now - 2 µs (once it is half a second old), and
+    # the next frame with work is the one FRESH_US after that sample, which moves it on
+    # again (so the frame after it has none).
     s = Sampler()
-    first = (T0 + 600000) % PERIOD
+    first = (T0 + after_us) % PERIOD
     s.now[0] = first
     s.cap.drain()
-    # The model's anchor: the last loop sampled by first - 2 µs.
-    k = ((600000 - 2) * CPU - F0) // s.cap._L
+    # The model's anchor: the last loop sampled by first - 2 µs, or still loop 0 if
+    # that was less than half a second after it.
+    k = 0
+    if after_us - 2 >= FRESH_US // 2:
+        k = ((after_us - 2) * CPU - F0) // s.cap._L
     anchor = s.stamp(k)
     calls = counting(s.cap)
     wake = (anchor + FRESH_US) % PERIOD
@@ -716,11 +737,15 @@ CASES = {
     "lockout_edge": case_lockout_edge,
     "handler_due": case_handler_due,
     "fresh_due": case_fresh_due,
+    "fresh_due_young_anchor": lambda: case_fresh_due(400000),
+    "fresh_due_at_ticks_0": lambda: case_fresh_due(2000000),
+    "fresh_due_at_ticks_1": lambda: case_fresh_due(2000001),
     "release_beside_held": case_release_beside_held,
     "two_lone_count_words": case_two_lone_count_words,
     "retrigger": case_retrigger,
     "retrigger_rebased": case_retrigger_rebased,
     "handler_due_debounce_bit_1": case_handler_due_debounce_bit_1,
+    "handler_due_a_us_before_fresh": case_handler_due_a_us_before_fresh,
     "first_samples": case_first_samples,
     "bounce_counts_its_own_button": case_bounce_counts_its_own_button,
     "time_base_across_a_microsecond": case_time_base_across_a_microsecond,
