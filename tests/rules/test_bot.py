@@ -1186,3 +1186,26 @@ def test_r25_a_last_card_s_slap_keeps_its_time_when_a_look_comes_before_it():
     presses, results = run_frames(g, [bot], (lv["mu"] + long_reaction) // 1000 - 1)
     assert [r[0] for r in results] == [("play", 0, 0, 0)] and len(presses) == 1
     assert bot.looks == 2
+
+
+def _in_play(seed):
+    g = Game(seed=seed)
+    assert g.apply(("spit", 0)) is None and g.apply(("spit", 1)) is None
+    assert g.phase == PLAY
+    return g
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+@pytest.mark.parametrize("start", ["deal", "play", "slap"])
+def test_the_cpu_plays_a_game_restored_from_its_saved_text_as_it_plays_the_game_itself(start, level):
+    # A saved game comes back from JSON text: its phase is a string read from the file,
+    # equal to the game's own constant but another object. The CPU players go by what
+    # it says: from the same snapshot and seeds, the same presses at the same µs (R40).
+    saved = {"deal": lambda: Game(seed=4), "play": lambda: _in_play(9),
+             "slap": lambda: slap_game(1)}[start]().snapshot()
+    runs = []
+    for game in (Game.restore(saved), Game.restore(json.loads(json.dumps(saved)))):
+        runs.append(run_frames(game, [Bot(0, level, 5), Bot(1, level, 6)], 2500))
+    (presses, results), (presses_json, results_json) = runs
+    assert len(applied(results)) >= (1 if start == "slap" else 2)   # the CPUs did play
+    assert presses_json == presses and results_json == results
