@@ -202,7 +202,10 @@ function sendSerial(size) {
 // time on the line (10 bits each at the UART's baud rate, as link.mjs sends them).
 // Raising it sooner interrupts MicroPython's FIFO fill while it holds the UART's write
 // mutex, and its handler then waits on the mutex (seen: 1-2 bytes per ms).
-const UARTDR = 0x0, UART_TXINTR = 1 << 5;
+// TXE (UARTCR bit 8) holds the transmitter: on the chip what is written meanwhile waits
+// in the FIFO and leaves when TXE is set again (firmware/hw/link_uart.py queues a frame
+// so). rp2040js sends each byte as it is written; here the bytes wait for TXE.
+const UARTDR = 0x0, UARTCR = 0x30, UART_TXE = 1 << 8, UART_TXINTR = 1 << 5;
 
 function attachUARTs() {
   for (const u of chip.uart) {
@@ -217,12 +220,18 @@ function attachUARTs() {
       u.checkInterrupts();
     };
     const write = u.writeUint32.bind(u);
+    let held = [];
     u.writeUint32 = (offset, value) => {
+      if (offset === UARTDR && !(u.ctrlRegister & UART_TXE)) { held.push(value); return; }
       write(offset, value);
       if (offset === UARTDR) {
         const baud = u.baudDivider ? u.rp2040.clkPeri / (u.baudDivider * 16) : 115200;
         drainedAt = Math.max(drainedAt, now()) + 10e9 / baud;
         at(drainedAt, raise, ++generation);
+      } else if (offset === UARTCR && (value & UART_TXE) && held.length) {
+        const queued = held;
+        held = [];
+        for (const v of queued) u.writeUint32(UARTDR, v);
       }
     };
   }

@@ -22,6 +22,13 @@ BYTE_BITS = const(10)  # 8N1: start, 8 data, stop
 QUIET_US = const(22)
 TX_BUF = const(1024)
 RX_BUF = const(2048)  # 20 ms of a saturated line at 1 Mbaud: a frame's worth of slack
+# The UARTs' control register (PL011 UARTCR) and its atomic set / clear aliases: TXE
+# holds the transmitter (what is written waits in the FIFO) without touching the rest.
+_UART_BASES = {"RP2040": (0x40034000, 0x40038000), "RP2350": (0x40070000, 0x40078000)}
+_UARTCR = const(0x30)
+_SET = const(0x2000)
+_CLR = const(0x3000)
+_TXE = const(0x100)
 
 
 class UartLink:
@@ -64,6 +71,14 @@ class UartLink:
             self.uid = b""
         self._irq_off = machine.disable_irq
         self._irq_on = machine.enable_irq
+        # Where TXE is set and cleared (None off the chip: no mem32, interrupts off).
+        self._mem = getattr(machine, "mem32", None)
+        self._txe_set = self._txe_clr = 0
+        if self._mem is not None:
+            from firmware.hw import chip_name
+            cr = _UART_BASES[chip_name()][uart_id] + _UARTCR
+            self._txe_set = cr + _SET
+            self._txe_clr = cr + _CLR
         self.wrote_at = 0       # ticks_us() just before the last frame went into the FIFO
         self.dropped_tx = 0
         self.bytes_tx = 0
@@ -83,17 +98,33 @@ class UartLink:
         if n > TX_BUF or (backlog // self.byte_us) + n > TX_BUF:
             self.dropped_tx += 1
             return 0
-        # Interrupts off while MicroPython moves the frame into the UART: an interrupt
-        # between two bytes (the start-bit watcher's own, as the frame's first bit goes
-        # out) could leave the line idle in the middle of a frame, and the peer would see
-        # two frames. The FIFO holds 32 bytes, so this takes microseconds.
-        s = self._irq_off()
-        try:
-            now = self._ticks()
-            self.wrote_at = now
-            self._uart.write(buf)
-        finally:
-            self._irq_on(s)
+        mem = self._mem
+        if backlog == 0 and mem is not None:
+            # An idle line: the transmitter is held while MicroPython moves the frame
+            # into the UART (its FIFO fills, up to 32 bytes, the rest waits in the
+            # ring), then let go. The start bit leaves as TXE is set, 320 µs of line
+            # already queued behind it, so no interrupt can open a gap in the frame; and
+            # with interrupts on, the start-bit watcher stamps our own start when it
+            # happens (R43: with them off, the stamp waited for the whole write, tens
+            # of µs late on both sides of every exchange, and the bound counted it).
+            mem[self._txe_clr] = _TXE
+            try:
+                self._uart.write(buf)
+            finally:
+                now = self._ticks()
+                self.wrote_at = now
+                mem[self._txe_set] = _TXE
+        else:
+            # Behind a frame still leaving (or off the chip): interrupts off while the
+            # frame goes in, as an interrupt between two of its bytes could let the
+            # line fall idle in the middle of it, and the peer would see two frames.
+            s = self._irq_off()
+            try:
+                now = self._ticks()
+                self.wrote_at = now
+                self._uart.write(buf)
+            finally:
+                self._irq_on(s)
         start = self._busy_until if backlog > 0 else now
         self._busy_until = (start + n * self.byte_us) & 0x3FFFFFFF
         self.bytes_tx += n

@@ -8,17 +8,52 @@ from firmware.hw import link_uart
 from firmware.hw.link_uart import UartLink, TX_BUF
 
 
+UART0_CR = 0x40034000 + 0x30          # RP2040 UART0's UARTCR
+TXE = 0x100
+
+
+class FakeMem:
+    """machine.mem32 as far as the link uses it: UART0's control register, whose TXE
+    bit, set and cleared through the atomic aliases (+0x2000, +0x3000), holds the
+    transmitter. Any other address goes to `inner` (a fake chip's registers), else is
+    refused."""
+
+    def __init__(self, cr=UART0_CR, inner=None):
+        self.cr = cr
+        self.txe = True
+        self.inner = inner
+        self.log = []
+
+    def __getitem__(self, addr):
+        assert self.inner is not None, "the link read 0x%x" % addr
+        return self.inner[addr]
+
+    def __setitem__(self, addr, value):
+        if addr in (self.cr + 0x2000, self.cr + 0x3000):
+            assert value == TXE, "only TXE is touched"
+            self.txe = addr == self.cr + 0x2000
+            self.log.append(self.txe)
+        else:
+            assert self.inner is not None, "the link wrote 0x%x" % addr
+            self.inner[addr] = value
+
+
 class FakeUart:
     def __init__(self, uart_id, **kw):
         self.uart_id = uart_id
         self.kw = kw
         self.sent = bytearray()
+        self.writes = []                # ("held" or "irq_off", frame), in order
         self.incoming = bytearray()
         self.read_calls = []
 
     def write(self, buf):
-        assert self.machine.irq_off == 1, "a frame goes into the UART with interrupts off"
+        mem = getattr(self.machine, "mem32", None)
+        held = mem is not None and not mem.txe
+        assert held or self.machine.irq_off == 1, \
+            "a frame goes into the UART with the transmitter held or interrupts off"
         self.sent += buf
+        self.writes.append(("held" if held else "irq_off", bytes(buf)))
         return len(buf)
 
     def any(self):
@@ -45,9 +80,11 @@ class FakeMachine:
         def __init__(self, n, *a):
             self.n = n
 
-    def __init__(self):
+    def __init__(self, mem=True):
         self.uarts = []
         self.irq_off = 0
+        if mem:
+            self.mem32 = FakeMem()
         self.pins = []                  # (gpio, *mode and pull) of each Pin made, in order
         machine = self
 
@@ -88,8 +125,8 @@ class Clock:
         return d - 0x40000000 if d >= 0x20000000 else d
 
 
-def make(baud=link_uart.LINK_BAUD):
-    m = FakeMachine()
+def make(baud=link_uart.LINK_BAUD, mem=True):
+    m = FakeMachine(mem)
     c = Clock()
     link = UartLink(m, baud=baud, ticks_us=c.ticks_us, ticks_diff=c.ticks_diff)
     return link, m.uarts[0], c
@@ -274,8 +311,9 @@ def test_a_uart_that_reads_nothing_after_all_gives_zero():
     assert link.bytes_rx == 0
 
 
-def test_interrupts_come_back_on_when_the_uart_write_fails():
-    link, u, _c = make()
+@pytest.mark.parametrize("mem", [True, False])
+def test_interrupts_and_the_transmitter_come_back_on_when_the_uart_write_fails(mem):
+    link, u, _c = make(mem=mem)
 
     def broken(buf):
         raise OSError(5, "uart fault")
@@ -283,6 +321,56 @@ def test_interrupts_come_back_on_when_the_uart_write_fails():
     with pytest.raises(OSError):
         link.write(b"frame")
     assert u.machine.irq_off == 0
+    assert not mem or (u.machine.mem32.txe and u.machine.mem32.log == [False, True])
+    del u.write                                        # the working UART again
+    link.write(b"x" * 100)
+    u.write = broken
+    with pytest.raises(OSError):
+        link.write(b"behind")                          # the other path: interrupts off
+    assert u.machine.irq_off == 0
+
+
+def test_r43_on_an_idle_line_a_frame_is_queued_with_the_transmitter_held_then_let_go():
+    # With interrupts on, so the start-bit watcher stamps the frame's start when it
+    # leaves, which is when TXE comes back (a whole FIFO queued behind it: no gap).
+    link, u, c = make()
+    mem = u.machine.mem32
+    assert link.write(b"SYNC") == 4
+    assert u.writes == [("held", b"SYNC")] and mem.log == [False, True]
+    assert link.wrote_at == c.t and u.machine.irq_off == 0
+
+
+def test_behind_a_frame_still_leaving_the_next_goes_in_with_interrupts_off():
+    # Holding the transmitter then would stop the frame still leaving, mid-frame.
+    link, u, c = make()
+    mem = u.machine.mem32
+    link.write(b"a" * 50)
+    c.t += 499                                           # its last byte still leaving
+    link.write(b"b" * 5)
+    c.t += 51 + 1                                        # all gone
+    link.write(b"c")
+    assert [w[0] for w in u.writes] == ["held", "irq_off", "held"]
+    assert mem.log == [False, True, False, True]
+
+
+def test_off_the_chip_without_mem32_every_frame_goes_in_with_interrupts_off():
+    link, u, _c = make(mem=False)
+    link.write(b"one")
+    assert u.writes == [("irq_off", b"one")]
+
+
+@pytest.mark.parametrize("chip,uart_id,base", [("RP2040", 0, 0x40034000), ("RP2040", 1, 0x40038000),
+                                               ("RP2350", 0, 0x40070000), ("RP2350", 1, 0x40078000)])
+def test_the_transmitter_is_held_through_the_uarts_own_control_register_on_each_chip(
+        monkeypatch, chip, uart_id, base):
+    import firmware.hw
+    monkeypatch.setattr(firmware.hw, "chip_name", lambda: chip)
+    m = FakeMachine()
+    m.mem32 = FakeMem(cr=base + 0x30)
+    c = Clock()
+    link = UartLink(m, uart_id=uart_id, ticks_us=c.ticks_us, ticks_diff=c.ticks_diff)
+    link.write(b"hello")
+    assert m.mem32.log == [False, True] and m.uarts[0].writes == [("held", b"hello")]
 
 
 def test_the_default_clock_is_the_captures(monkeypatch):

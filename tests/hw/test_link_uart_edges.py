@@ -14,7 +14,7 @@ from firmware.hw import link_uart
 from firmware.hw.link_uart import LinkEdges, UartLink
 from tests.hw.fake_chip import Chip
 from tests.hw.test_buttons_pio_plan import PioModel
-from tests.hw.test_link_uart import Clock, FakeMachine
+from tests.hw.test_link_uart import Clock, FakeMachine, FakeMem
 
 TX, RX = board.LINK_TX, board.LINK_RX
 IN, PULL_UP = 0, 1
@@ -373,6 +373,7 @@ def link_on(chip, **kw):
         return fm.UART(uart_id, **ukw)
     m = chip.machine
     m.UART = uart
+    m.mem32 = fm.mem32 = FakeMem(inner=m.mem32)
     m.disable_irq, m.enable_irq, m.unique_id = fm.disable_irq, fm.enable_irq, fm.unique_id
     link = UartLink(m, ticks_us=clock.ticks_us, ticks_diff=clock.ticks_diff, **kw)
     return link, fm.uarts[0], seen

@@ -59,8 +59,21 @@ class Pin:
 
 
 class Mem:
+    def __init__(self):
+        self.txe = [1, 0]       # UART0's TXE, and how often it was held
+
     def __getitem__(self, addr):
         return 0                # every state machine free
+
+    def __setitem__(self, addr, value):
+        # UART0's control register, its atomic set (+0x2000) and clear (+0x3000) aliases
+        if addr == 0x40034030 + 0x2000:
+            self.txe[0] = 1
+        elif addr == 0x40034030 + 0x3000:
+            self.txe[0] = 0
+            self.txe[1] += 1
+        else:
+            raise AssertionError("write to %x" % addr)
 
 
 class Machine:
