@@ -18,6 +18,10 @@ TIMERAWL = {"RP2040": 0x40054028, "RP2350": 0x400B0028}
 MASK29 = (1 << 29) - 1
 SM0_ADDR, SM_STRIDE = 0x0D4, 0x18   # SMx_ADDR: the instruction a state machine is at
 TREQ_PERMANENT = 0x3F
+# A DMA channel's CTRL keeps its settings (EN, a word's DATA_SIZE, ...) whether it runs
+# or not; only BUSY (bit 24) says it is running.
+CH_SETTINGS = 0x0009
+CH_BUSY = 1 << 24
 MACHINE = {"RP2040": "Raspberry Pi Pico with RP2040",
            "RP2350": "Raspberry Pi Pico 2 with RP2350"}
 
@@ -170,7 +174,7 @@ class Chip:
                 chip_self.regs[self.reg(0x004)] = chip_self.addr_of(write)
                 if trigger:
                     chip_self.regs[self.reg(0x008)] = count
-                    chip_self.regs[self.reg(0x00C)] = 1 << 24
+                    chip_self.regs[self.reg(0x00C)] = CH_SETTINGS | CH_BUSY
                     if ctrl.get("treq_sel") == TREQ_PERMANENT:
                         self.transfer()            # unpaced: it runs at once
 
@@ -328,8 +332,11 @@ class Chip:
         reader = [d for d in self.dmas if d.paced_by(pio_id, cal[0].index)]
         if not reader or reader[0].cfg["count"] < 1:
             return                                  # nobody takes the words: no reads
+        # The channel the reader chains to copies the timer at once only if unpaced
+        # (TREQ 0x3F); paced by any other request it waits for one that never comes.
         timer = [d for d in self.dmas if not d.closed and d.cfg
-                 and d.cfg["ctrl"].get("chain_to") == reader[0].channel]
+                 and d.cfg["ctrl"].get("chain_to") == reader[0].channel
+                 and d.cfg["ctrl"].get("treq_sel") == TREQ_PERMANENT]
         for i in range(cal[0].y + 1):                  # the calibrator pushes Y + 1 times
             if not before * self.cpu <= i * period < (self.slept_us - start) * self.cpu:
                 continue
@@ -370,7 +377,7 @@ class Chip:
                     self.ring_store(d, w)
             self.regs[d.reg(0x008)] = d.cfg["count"] - d.done
             if d.done == d.cfg["count"]:           # the channel's count ran out
-                self.regs[d.reg(0x00C)] = 0
+                self.regs[d.reg(0x00C)] = CH_SETTINGS
                 if not d.cfg["ctrl"].get("irq_quiet"):
                     self.dma_irqs.append(d.channel)
         pio = self.pios[sm.pio_id]

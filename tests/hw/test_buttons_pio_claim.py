@@ -331,6 +331,20 @@ def test_stamps_are_exact_away_from_a_microseconds_edge(monkeypatch):
     assert exact_stamps(chip, cap, 24) >= 10
 
 
+@pytest.mark.parametrize("mhz", [20, 24])
+@pytest.mark.parametrize("phase", [0, 5, 11])
+def test_at_a_slow_clock_every_sample_is_stamped_with_exactly_its_microsecond(monkeypatch, mhz, phase):
+    # With 20-24 cycles a µs the calibration places the boundary closely enough that
+    # every sample, also those a cycle or two from a µs edge, gets its own µs, the pads'
+    # 2-cycle input synchroniser counted (the pin changed 2 cycles before the sample).
+    chip = Chip(monkeypatch, mhz=mhz, phase=phase)
+    cap = started(chip)
+    for k in range(1, 60):
+        loop = k * 80000 + 3 * k
+        chip.press(cap, loop, k % 2)
+        assert ev(cap.drain(poll=False)) == [[chip.stamp(loop, cap), 0, "A", k % 2]]
+
+
 @pytest.mark.parametrize("ring_words", [8, 256, 1024])
 def test_the_dma_ring_is_aligned_to_its_size_inside_the_capture_array(monkeypatch, ring_words):
     # The DMA wraps its write address on a (1 << ring_size)-byte boundary: the ring must

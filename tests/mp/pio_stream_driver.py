@@ -22,6 +22,7 @@ MICROPYTHON = sys.implementation.name == "micropython"
 PERIOD = 1 << 30
 MASK29 = (1 << 29) - 1
 RING_COUNT = 0x0FFFFFFF
+CH_SETTINGS = 0x0009  # the ring channel's CTRL keeps EN and its DATA_SIZE; BUSY is bit 24
 TC, FDEBUG, CH_CTRL, TRIG = 0x100, 0x104, 0x108, 0x10C
 FRESH_US = 1000000  # poll() keeps the time anchor within this of now
 CPU = 125
@@ -34,7 +35,7 @@ from firmware.hw.buttons_pio import PioCapture  # noqa: E402
 
 class FakeMem:
     def __init__(self):
-        self.regs = {TC: RING_COUNT, FDEBUG: 0, CH_CTRL: 1 << 24}
+        self.regs = {TC: RING_COUNT, FDEBUG: 0, CH_CTRL: CH_SETTINGS | 1 << 24}
         self.triggers = 0
         self.on_trigger = None
 
@@ -46,7 +47,7 @@ class FakeMem:
             self.regs[FDEBUG] &= ~value  # write 1 to clear
         elif addr == TRIG:  # TRANS_COUNT_TRIG: the channel runs again for `value` words
             self.regs[TC] = value
-            self.regs[CH_CTRL] = 1 << 24
+            self.regs[CH_CTRL] = CH_SETTINGS | 1 << 24
             self.triggers += 1
             if self.on_trigger:
                 self.on_trigger()
@@ -114,7 +115,7 @@ class Sampler:
         self.written += 1
         self.mem.regs[TC] -= 1
         if self.mem.regs[TC] == 0:
-            self.mem.regs[CH_CTRL] = 0  # no longer busy
+            self.mem.regs[CH_CTRL] = CH_SETTINGS  # no longer busy
 
     def flush(self):
         words = self.fifo
