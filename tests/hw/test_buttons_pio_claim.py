@@ -331,6 +331,36 @@ def test_stamps_are_exact_away_from_a_microseconds_edge(monkeypatch):
     assert exact_stamps(chip, cap, 24) >= 10
 
 
+@pytest.mark.parametrize("pins", [((2, 0, "A"),), ((2, 0, "A"), (3, 0, "B"), (14, 1, "A")),
+                                  ((2, 0, "A"), (3, 0, "B"), (14, 1, "A"), (15, 1, "B"), (16, 1, "B"))])
+def test_a_pin_map_of_any_size_is_captured_button_by_button(monkeypatch, pins):
+    # One button (a reaction lab's), three, five: each press and release is its own
+    # button's, whatever the number of pins.
+    chip = Chip(monkeypatch)
+    cap = PioCapture(pins, board.DEBOUNCE_US, ticks_us=chip.ticks).start(chip.machine)
+    want = []
+    loop = 1000
+    for i in range(len(pins)):
+        for down in (1, 0):
+            loop += 200000
+            chip.press(cap, loop, (1 << i) if down else 0)
+            want.append([chip.stamp(loop, cap), pins[i][1], pins[i][2], down])
+    assert ev(cap.drain(poll=False)) == want
+
+
+def test_without_a_debounce_time_the_lock_out_is_the_boards_10_ms(monkeypatch):
+    # A release inside the lock-out is the release at its end: the press's stamp + 10 ms.
+    chip = Chip(monkeypatch)
+    cap = PioCapture(board.BUTTONS, ticks_us=chip.ticks).start(chip.machine)
+    assert board.DEBOUNCE_US == 10000
+    chip.press(cap, 100000, 0b0001)
+    chip.press(cap, 100000 + 7000, 0)                 # ~1 ms later: still locked out
+    t = chip.stamp(100000, cap)
+    assert ev(cap.drain(poll=False)) == [[t, 0, "A", 1]]
+    chip.now = (t + 10000 + 50) % (1 << 30)
+    assert ev(cap.drain()) == [[(t + 10000) % (1 << 30), 0, "A", 0]]
+
+
 @pytest.mark.parametrize("mhz", [20, 24])
 @pytest.mark.parametrize("phase", [0, 5, 11])
 def test_at_a_slow_clock_every_sample_is_stamped_with_exactly_its_microsecond(monkeypatch, mhz, phase):

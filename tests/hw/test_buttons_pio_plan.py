@@ -86,6 +86,20 @@ def test_calibration_tolerates_a_dma_a_few_cycles_late_or_early():
         assert abs(estimate - phase) <= 8 and hi - lo <= period - cpu + 8, (trial, lo, hi)
 
 
+@pytest.mark.parametrize("slack", [0, 1, 2, 3, 4])
+def test_the_calibration_window_is_exactly_the_phases_every_read_allows(slack):
+    # Counted out: a phase f (cycles into the first read's µs) fits when every read i,
+    # taken at cycle f + i * period give or take `slack`, falls in the µs it read.
+    for cpu in (48, 125, 133):
+        _delays, period = calibrator_delays(cpu)
+        for phase in range(0, cpu, 13):
+            reads = [1000 + (i * period + phase) // cpu for i in range(32)]
+            fits = [f for f in range(-slack - 2, cpu + slack + 2)
+                    if all(any((f + i * period + e) // cpu == reads[i] - 1000
+                               for e in range(-slack, slack + 1)) for i in range(32))]
+            assert solve_phase(reads, period, cpu, slack=slack) == (fits[0], fits[-1] + 1), (cpu, phase)
+
+
 def test_calibration_fails_when_the_clock_is_not_what_was_assumed():
     delays, period = calibrator_delays(125)
     reads = [1000 + (i * period) // 130 for i in range(32)]     # the chip runs at 130 MHz
@@ -108,7 +122,7 @@ def test_the_calibrator_fits_any_whole_mhz_clock(cpu):
 def test_the_dma_ring_may_be_8_to_1024_words_a_power_of_two():
     for words in (8, 16, 512, 1024):
         assert PioCapture(board.BUTTONS, ring_words=words)._ring_words == words
-    for words in (4, 2048, 100, 0, -8):
+    for words in (4, 2048, 100, 0, -8, 40, 520):     # 40, 520: no two set bits side by side
         with pytest.raises(ValueError, match="ring_words"):
             PioCapture(board.BUTTONS, ring_words=words)
 
