@@ -489,15 +489,20 @@ def test_the_sampler_starts_counting_from_0_with_no_state_so_its_loop_0_pushes(m
         ("jmp", "pc", 9 + 10)]     # at its sample instruction
 
 
-def test_a_full_fifo_flagged_in_the_pio_blocks_fdebug_is_counted(monkeypatch):
-    chip = Chip(monkeypatch, busy=(0b0011, 0))                 # PIO0's SMs 2 and 3
+@pytest.mark.parametrize("busy", [(0b0011, 0), (0b0001, 0), (0, 0)])   # the sampler on SM 2, 1, 0
+def test_a_full_fifo_flagged_in_the_pio_blocks_fdebug_is_counted(monkeypatch, busy):
+    chip = Chip(monkeypatch, busy=busy)
     cap = started(chip)
     sampler = [s for s in chip.sms if s.in_base is not None][0]
     fdebug = PIO_BASE[0] + 0x008
-    chip.regs[fdebug] = 1 << sampler.index                      # RXSTALL: a push found it full
+    # Other state machines' RXSTALL flags (bits 0-3, one per SM) are not the capture's.
+    chip.regs[fdebug] = 0b1111 & ~(1 << sampler.index)
     chip.press(cap, 5000, 0b0001)
+    assert cap.fifo_overflows == 0 and cap.dropped == 0
+    chip.regs[fdebug] = 1 << sampler.index                      # RXSTALL: a push found it full
+    chip.press(cap, 400000, 0)
     assert cap.fifo_overflows == 1 and cap.dropped == 1
-    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1]]
+    assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1], [0, "A", 0]]
 
 
 @pytest.mark.parametrize("loops", [1 << 29, (1 << 29) - 1, 3 * 10 ** 8])

@@ -1209,3 +1209,55 @@ def test_the_cpu_plays_a_game_restored_from_its_saved_text_as_it_plays_the_game_
     (presses, results), (presses_json, results_json) = runs
     assert len(applied(results)) >= (1 if start == "slap" else 2)   # the CPUs did play
     assert presses_json == presses and results_json == results
+
+
+def test_prepare_before_the_bot_has_seen_a_game_does_nothing():
+    bot = Bot(0, "hard", 1)
+    bot.prepare()
+    assert bot.due_us() is None and bot.looks == 0 and bot.looked_ahead == 0
+
+
+def test_a_bot_told_no_cursor_starts_where_the_pad_does_on_stockpile_0():
+    # 9S on stockpile 0 fits the 8C: from the pad's first cursor it is B at once.
+    g = layout(["9S", "4D", "2H", "4H", "5S"], IDLE_P1, ["8C", "KD"])
+    bot = Bot(0, "hard", 1)
+    bot.observe(g, 0)
+    due = bot.due_us()
+    assert bot.next_press(due) == (due, B)
+
+
+def test_prepare_weighs_the_moves_once_for_an_unchanged_table_and_cursor(monkeypatch):
+    # Between frames the loop may call prepare() again before the look: the moves are
+    # weighed once (about 4 ms on the chip), not again for the same table.
+    g = layout(["2C", "4D", "9S", "4H", "5S"], IDLE_P1, ["8C", "KD"])
+    bot = Bot(0, "hard", 1)
+    bot.observe(g, 0, 0)
+    calls = []
+    real = bot_module.moves
+
+    def counted(*args):
+        calls.append(args[2])
+        return real(*args)
+    monkeypatch.setattr(bot_module, "moves", counted)
+    bot.prepare()
+    bot.prepare()
+    bot.prepare()
+    assert calls == [0]
+
+
+@pytest.mark.parametrize("look_after_us", [0, 1])
+def test_a_look_due_at_a_presss_own_us_comes_before_it_and_one_us_later_after_it(look_after_us):
+    # The bot heads for 9S (A, A, A, B); after its first A the opponent covers the 8C,
+    # and the bot's look at that is due at its second A's very µs, or 1 µs after it.
+    # At the same µs the look comes first (it sees the table then) and drops the move:
+    # no A. A µs later the A has gone out first. due_us() says which comes first.
+    g = layout(["2C", "4D", "2H", "9S", "5S"], ["7D", "QC", "2D", "4S", "3C"], ["8C", "KD"])
+    bot, lv = after_its_first_a(g, 21)
+    t_second = lv["mu"] + lv["step"]
+    assert g.apply(("play", 1, 0, 0)) is None
+    bot.observe(g, lv["mu"] + 1, bot.cursor)
+    bot._look = t_second + look_after_us
+    assert bot.due_us() == t_second
+    got = due_presses(bot, t_second + 1000)
+    assert got == ([] if look_after_us == 0 else [(t_second, A)])
+    assert bot.dropped == 1
