@@ -1261,3 +1261,25 @@ def test_a_look_due_at_a_presss_own_us_comes_before_it_and_one_us_later_after_it
     got = due_presses(bot, t_second + 1000)
     assert got == ([] if look_after_us == 0 else [(t_second, A)])
     assert bot.dropped == 1
+
+
+def test_a_look_while_its_spit_waits_for_a_step_keeps_that_spit_and_draws_nothing():
+    # Ready: the CPU's look plans "Spit!" (B), but it pressed a moment ago, so the press
+    # waits a finger's step. A look before it goes out (the table changed) keeps it:
+    # the same press at the same µs, and no random draw more than a bot without it.
+    g = Game(seed=4)
+    assert g.phase == READY
+    bots = [Bot(0, "hard", 1), Bot(0, "hard", 1)]
+    got = []
+    for k, bot in enumerate(bots):
+        bot.observe(g, 0, 0)
+        look = bot.due_us()
+        bot._last_t = look
+        assert bot.next_press(look) is None
+        t_spit = bot.due_us()
+        assert t_spit > look
+        if k == 1:
+            bot._look = look + 1
+        got.append((bot.next_press(t_spit), _rng_state(bot), bot.looks, t_spit))
+    assert got[1][0] == got[0][0] == (got[0][3], B)
+    assert got[1][1] == got[0][1] and got[1][2] == got[0][2] + 1
