@@ -372,11 +372,18 @@ def case_lockout_edge():
     return out
 
 
-def case_idle_frames():
+def case_idle_frames(changes=0):
     # An ordinary frame's poll() switches no interrupt off and reads nothing but the
-    # clock and the ring's count.
+    # clock and the ring's count (also once the counts of words are past 256).
     s = Sampler()
-    s.time_of(100)
+    loop = 100
+    for k in range(changes):
+        loop += loops_for_us(20000)  # 20 ms apart: each after the last one's lock-out
+        s.sample(loop, (k + 1) % 2)
+        s.time_of(loop)
+        s.irq()
+        s.cap.drain(poll=False)
+    s.time_of(loop + loops_for_us(30000))
     s.cap.drain()
     before = FakeMachine.disabled[0]
     calls = [0]
@@ -730,6 +737,7 @@ CASES = {
     "lockout": case_lockout,
     "overflow": case_overflow,
     "idle_frames": case_idle_frames,
+    "idle_frames_after_many": lambda: case_idle_frames(150),
     "lockout_due": case_lockout_due,
     "lockout_due_bit_1": case_lockout_due_bit_1,
     "overlapping_lockouts": case_overlapping_lockouts,
