@@ -1098,6 +1098,8 @@ def test_a_miss_per_mille_of_100_misses_on_exactly_100_of_the_1000_rolls(roll, m
     (["2H 3H 7S", "9H 10H JH KD"], 0, 0),
     # 6C onto 7S: piles of 5 and 4 once its own card is on pile 1, the right one smaller
     (["9H 10H JH QH KD", "2H 3H 7S"], 1, 1),
+    # 6C onto 7S: piles of 4 and 3 once its own card is on pile 0, the right one smaller
+    (["2H 3H 7S", "9H 10H KD"], 0, 1),
 ])
 def test_r25_a_last_card_s_slap_comes_one_reaction_after_it_at_the_pile_it_leaves_smaller(
         piles, onto, slapped):
@@ -1283,3 +1285,36 @@ def test_a_look_while_its_spit_waits_for_a_step_keeps_that_spit_and_draws_nothin
         got.append((bot.next_press(t_spit), _rng_state(bot), bot.looks, t_spit))
     assert got[1][0] == got[0][0] == (got[0][3], B)
     assert got[1][1] == got[0][1] and got[1][2] == got[0][2] + 1
+
+
+@pytest.mark.parametrize("piles,onto,slapped", [(["8S 7S", "KD"], 0, 1), (["KD", "8S 7S"], 1, 0)])
+def test_r25_player_ones_last_card_slap_goes_to_the_pile_it_leaves_smaller(piles, onto, slapped):
+    # The same for the CPU in seat 1, whose left pile is pile 1 (A): the slap names the
+    # pile, whichever button that is for this seat.
+    g = layout(IDLE_P1, ["6C", "", "", "", ""], piles, hands=("", ""))
+    bot = Bot(1, "hard", 9)
+    bot.rng = ScriptedRng()
+    presses, results = run_frames(g, [bot], 3000)
+    assert [r[0] for r in results[:2]] == [("play", 1, 0, onto), ("slap", 1, slapped)]
+    assert presses[1][2] == (A if slapped == 1 else B)
+
+
+def test_a_play_that_is_not_its_last_card_plans_no_slap_and_draws_no_reaction_for_one():
+    # 6C then 5H: after the first play (one card left) the bot looks again a reaction
+    # after it sees the table, drawing that reaction's word first: here a long one
+    # (word 0), so its second play comes late. A slap planned after the first play would
+    # have drawn that word for itself instead.
+    g = layout(["6C", "5H", "", "", ""], IDLE_P1, ["8S 7S", "KD"], hands=("", ""))
+    bot = Bot(0, "hard", 9)
+    bot.rng = ScriptedRng()
+    lv = LEVELS["hard"]
+    long_reaction = lv["mu"] + ((lv["tau"] * neg_ln_q16(1)) >> 16)
+    bot.rng.words24 = [(1 << 24) - 1, 0]      # the first look's reaction (mu), then long
+    presses, results = run_frames(g, [bot], 4000)
+    plays = [(r[0], r[1]) for r in results if r[2] is None]
+    assert [a for a, t in plays[:2]] == [("play", 0, 0, 0), ("play", 0, 1, 0)]
+    assert plays[0][1] == lv["mu"]
+    # Seen when settled (the next 1 ms frame), then a long reaction; then A to the 5H
+    # a step later, and B a step after that.
+    seen = (plays[0][1] // 1000 + 1) * 1000
+    assert plays[1][1] >= seen + long_reaction
