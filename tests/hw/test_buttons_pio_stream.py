@@ -97,16 +97,17 @@ def test_an_ordinary_frame_costs_no_processing(res, case):
     assert res[case] == {"process_calls": 0, "irq_left_off": 0}
 
 
-@pytest.mark.parametrize("case", ["lockout_due", "lockout_due_bit_1"])
+@pytest.mark.parametrize("case", ["lockout_due", "lockout_due_bit_1", "lockout_due_debounce_bit_1"])
 def test_poll_wakes_on_time_alone_exactly_when_a_lock_out_ends(res, case):
     # After a poll() that read the ring while a lock-out runs, frames before that
     # lock-out's end (+ 2 µs margin) cost no processing; the frame at it emits the
-    # release the lock-out swallowed, stamped at the lock-out's end.
+    # release the lock-out swallowed, stamped at the lock-out's end (also with a
+    # debounce time whose bit 1 is set: its end + 2 µs is no mere bit set).
     r = res[case]
     assert r["taken"] == [[r["press"], 0, "A", 1], [r["b"], 0, "B", 1]]
     assert r["quiet"] == [] and r["calls_before"] == 0
     assert r["calls_at_end"] == 1
-    assert r["at_end"] == [[(r["press"] + 10000) % (1 << 30), 0, "A", 0]]
+    assert r["at_end"] == [[(r["press"] + r["debounce"]) % (1 << 30), 0, "A", 0]]
 
 
 def test_a_held_buttons_lock_out_ends_quietly_beside_another_buttons_swallowed_release(res):

@@ -405,14 +405,14 @@ def case_lockout_due_bit_1():
     return case_lockout_due(odd=True)
 
 
-def case_lockout_due(odd=False):
+def case_lockout_due(odd=False, debounce=10000):
     # poll() works on time alone only when a lock-out ends (its end + _MARGIN_US): a
     # press (handler), a release swallowed by its lock-out, then another button's press
     # taken by poll(); frames up to the first lock-out's end do nothing, and the one at
     # its end (+ 2 µs) emits the swallowed release at the lock-out's end.
-    s = Sampler()
+    s = Sampler(debounce_us=debounce)
     p = 1000
-    while odd and not (s.stamp(p) + 10000) & 2:
+    while odd and not (s.stamp(p) + debounce) & 2:
         p += 1
     s.sample(p, 1)
     s.time_of(p)
@@ -430,15 +430,15 @@ def case_lockout_due(odd=False):
     s.cap._process = counted
     press = s.stamp(p)
     quiet = []
-    for off in list(range(4500, 10001, 500)) + [10001]:
+    for off in list(range(4500, debounce + 1, 500)) + [debounce + 1]:
         s.now[0] = (press + off) % PERIOD
         quiet += ev(s.cap.drain())
     before = calls[0]
-    s.now[0] = (press + 10002) % PERIOD
+    s.now[0] = (press + debounce + 2) % PERIOD
     at_end = ev(s.cap.drain())
     return {"taken": taken, "quiet": quiet, "calls_before": before,
             "calls_at_end": calls[0] - before, "at_end": at_end, "press": press,
-            "b": s.stamp(p + loops_for_us(4000))}
+            "b": s.stamp(p + loops_for_us(4000)), "debounce": debounce}
 
 
 def case_overlapping_lockouts():
@@ -740,6 +740,7 @@ CASES = {
     "idle_frames_after_many": lambda: case_idle_frames(150),
     "lockout_due": case_lockout_due,
     "lockout_due_bit_1": case_lockout_due_bit_1,
+    "lockout_due_debounce_bit_1": lambda: case_lockout_due(debounce=10002),
     "overlapping_lockouts": case_overlapping_lockouts,
     "heap_lock": case_heap_lock,
     "lost_then_batch": case_lost_then_batch,
