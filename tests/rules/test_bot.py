@@ -1318,3 +1318,15 @@ def test_a_play_that_is_not_its_last_card_plans_no_slap_and_draws_no_reaction_fo
     # a step later, and B a step after that.
     seen = (plays[0][1] // 1000 + 1) * 1000
     assert plays[1][1] >= seen + long_reaction
+
+
+def test_r44_a_move_given_up_on_the_slap_signal_is_a_dropped_move():
+    # The bot heads for 9S (A, A, A, B) and has made its first A when the opponent plays
+    # their last card: the round is over and the slap signal shows (R44). The move it
+    # was half-way through is given up, and counted as one.
+    g = layout(["2C", "4D", "2H", "9S", "5S"], ["7D", "", "", "", ""], ["8C", "KD"],
+               hands=("", ""))
+    bot, lv = after_its_first_a(g, 21)
+    assert g.apply(("play", 1, 0, 0)) is None and g.phase == SLAP
+    bot.signal(lv["mu"] + 1000)
+    assert bot.dropped == 1
