@@ -208,10 +208,15 @@ def test_the_ring_channel_running_out_raises_no_dma_interrupt_and_poll_restarts_
     assert chip.regs[ring.reg(0x01C)] == ring.cfg["count"]   # TRANS_COUNT_TRIG: again
 
 
-def test_the_sampler_the_capture_loads_samples_once_every_loop_cycles(monkeypatch):
+@pytest.mark.parametrize("pins", [board.BUTTONS,                                  # 2 runs
+                                  ((2, 0, "A"), (3, 0, "B")),                     # 1 run
+                                  ((2, 0, "A"), (6, 0, "B"), (10, 1, "A"), (11, 1, "B"))])  # 3
+def test_the_sampler_the_capture_loads_samples_once_every_loop_cycles(monkeypatch, pins):
+    # Whichever way each loop goes (a change pushed, or nothing), for any number of
+    # runs of pins: the unchanged way waits exactly what the changed way takes more.
     from tests.hw.test_buttons_pio_plan import PioModel
     chip = Chip(monkeypatch)
-    cap = started(chip)
+    cap = PioCapture(pins, board.DEBOUNCE_US, ticks_us=chip.ticks).start(chip.machine)
     sampler = [s for s in chip.sms if s.in_base is not None][0]
     pressed = {5: 0b0001, 9: 0b0011, 14: 0b0000}          # changes on some loops
 
@@ -221,7 +226,7 @@ def test_the_sampler_the_capture_loads_samples_once_every_loop_cycles(monkeypatc
             if k >= loop:
                 bits = pressed[loop]
         w = (1 << 30) - 1
-        for i, (g, _p, _n) in enumerate(board.BUTTONS):
+        for i, (g, _p, _n) in enumerate(pins):
             if bits >> i & 1:
                 w &= ~(1 << g)
         return w
