@@ -242,6 +242,10 @@ def _worker_init(trees):
     global _TREE
     _TREE = trees.get()
     os.chdir(_TREE)
+    # No bytecode cache for the mutants' test runs: a .pyc is trusted while the source's
+    # size and mtime (whole seconds) match, and two mutants of one length written within
+    # the same second would otherwise run the first one's code for the second.
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
 
 def _run_one(job):

@@ -2,6 +2,7 @@
 (tools/mutate_equivalents.toml) are well-formed and point at code that exists, so a
 stale entry is caught by `make test`, not by a mutation run an hour later."""
 import ast
+import os
 import re
 import sys
 import tomllib
@@ -172,3 +173,15 @@ def test_the_equivalents_file_is_toml_with_only_equivalent_tables():
     with open(mutate.EQUIVALENTS, "rb") as f:
         data = tomllib.load(f)
     assert set(data) <= {"equivalent"}
+
+
+def test_a_worker_runs_the_mutants_tests_without_a_bytecode_cache(tmp_path, monkeypatch):
+    # Two mutants of one length written within the same second would share a .pyc's
+    # size and mtime check: the second would run the first one's code.
+    import queue
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    q = queue.Queue()
+    q.put(str(tmp_path))
+    mutate._worker_init(q)
+    assert os.environ["PYTHONDONTWRITEBYTECODE"] == "1" and os.getcwd() == str(tmp_path)
