@@ -193,10 +193,25 @@ def test_a_board_without_rp2_has_no_pio_capture_and_gets_the_gpio_capture(monkey
     assert sorted(pins) == [2, 3, 14, 15]
 
 
-def test_the_ring_channel_running_out_raises_no_dma_interrupt_and_poll_restarts_it(monkeypatch):
+def ring_channel(chip, others):
+    """The capture's ring channel: the first still open after the `others` taken before."""
+    return [d for d in chip.dmas[others:] if not d.closed][0]
+
+
+def take_dma_channels(chip, others):
+    """Another user of the chip has taken `others` DMA channels before the capture."""
+    import rp2
+    for _ in range(others):
+        rp2.DMA()
+
+
+@pytest.mark.parametrize("others", [0, 3])
+def test_the_ring_channel_running_out_raises_no_dma_interrupt_and_poll_restarts_it(monkeypatch, others):
     chip = Chip(monkeypatch)
+    take_dma_channels(chip, others)
     cap = started(chip)
-    ring = [d for d in chip.dmas if not d.closed][0]
+    ring = ring_channel(chip, others)
+    assert ring.channel == others
     ring.done = ring.cfg["count"] - 2              # as after ~134 million changes
     chip.press(cap, 9000, 0b0001)
     assert [e[1:] for e in ev(cap.drain(poll=False))] == [[0, "A", 1]]
@@ -237,10 +252,12 @@ def test_the_sampler_the_capture_loads_samples_once_every_loop_cycles(monkeypatc
     assert len(sm.fifo) == 2 * 4                           # the first loop and 3 changes
 
 
-def test_poll_leaves_a_running_ring_channel_alone(monkeypatch):
+@pytest.mark.parametrize("others", [0, 3])
+def test_poll_leaves_a_running_ring_channel_alone(monkeypatch, others):
     chip = Chip(monkeypatch)
+    take_dma_channels(chip, others)
     cap = started(chip)
-    ring = [d for d in chip.dmas if not d.closed][0]
+    ring = ring_channel(chip, others)
     chip.press(cap, 9000, 0b0001)
     for k in range(1, 40):                                 # frames over 1.3 s
         chip.now = (chip.stamp(9000, cap) + k * 33333) % (1 << 30)
@@ -571,29 +588,32 @@ def test_r19_a_sample_one_loop_after_a_press_at_loop_count_0_takes_the_next_micr
     assert got[1][0] == got[0][0] + 1
 
 
-def test_r19_a_poll_1000_us_after_a_stamp_forgets_it_so_the_same_loop_count_a_turn_later_is_a_new_instant(monkeypatch):
+@pytest.mark.parametrize("base", [5000, 1 << 29])      # 2**29: the loop count 0 (a turn on)
+def test_r19_a_poll_1000_us_after_a_stamp_forgets_it_so_the_same_loop_count_a_turn_later_is_a_new_instant(
+        monkeypatch, base):
     # Stamps of one sample are one instant (R21), so a sample whose loop count equals
     # the last published one shares its stamp. That count comes round again after 2**29
     # loops: once a poll sees the stamp _BUMP_US (1000 µs) old, no sample still to come
     # can share it, and it is forgotten; the sample a turn later has its own stamp.
+    # Also when that count is 0.
     chip = Chip(monkeypatch)
     cap = started(chip)
     pio = chip.pios[cap._pio_id]
-    chip.press(cap, 5000, 0b0001)                  # P0 A, taken by the handler
+    chip.press(cap, base, 0b0001)                  # P0 A, taken by the handler
     got = ev(cap.drain(poll=False))
     assert [e[1:] for e in got] == [[0, "A", 1]]
     s = got[0][0]
     pio.irq().trigger(0)                           # the handler is off: poll() reads
-    chip.press(cap, 5000 + 500 * 125 // cap.loop_cycles, 0b0000)   # a bounce, ~500 µs on
+    chip.press(cap, base + 500 * 125 // cap.loop_cycles, 0b0000)   # a bounce, ~500 µs on
     chip.now = (s + 1000) % (1 << 30)              # the poll exactly 1000 µs after s
     cap.poll()
     assert cap.bounces[0] == 1 and cap.drain(poll=False) == []
     assert cap.check() == 1                        # the handler again
-    chip.press(cap, 5000 + (1 << 29), 0b0101)      # P0 A and P1 A: P0 A's count again
+    chip.press(cap, base + (1 << 29), 0b0101)      # P0 A and P1 A: P0 A's count again
     got = ev(cap.drain(poll=False))
     assert [e[1:] for e in got] == [[0, "A", 0], [0, "A", 1], [1, "A", 1]]
     assert got[0][0] == (s + 10000) % (1 << 30)    # the swallowed release, at its end
-    new = chip.stamp(5000 + (1 << 29), cap)
+    new = chip.stamp(base + (1 << 29), cap)
     assert abs(got[1][0] - new) <= 1 and got[2][0] == got[1][0]
 
 
