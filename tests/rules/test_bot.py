@@ -1330,3 +1330,24 @@ def test_r44_a_move_given_up_on_the_slap_signal_is_a_dropped_move():
     assert g.apply(("play", 1, 0, 0)) is None and g.phase == SLAP
     bot.signal(lv["mu"] + 1000)
     assert bot.dropped == 1
+
+
+def test_a_bot_made_without_a_seed_is_the_seed_0_bot():
+    # R40: a CPU player is its seed; none given is seed 0, the same draws every time.
+    assert _rng_state(Bot(0, "hard")) == _rng_state(Bot(0, "hard", 0)) != _rng_state(Bot(0, "hard", 1))
+
+
+def test_prepare_weighs_nothing_while_a_press_comes_before_the_look(monkeypatch):
+    # After its first A the bot's second A is due before the look at the opponent's
+    # play: that A moves the cursor, so moves weighed now would be for the wrong one.
+    g = layout(["2C", "4D", "2H", "9S", "5S"], ["7D", "QC", "2D", "4S", "3C"], ["8C", "KD"])
+    bot, lv = after_its_first_a(g, 21)
+    assert g.apply(("play", 1, 0, 0)) is None
+    bot.observe(g, lv["mu"] + 50000, bot.cursor)
+    assert lv["mu"] + lv["step"] < bot._look             # the A first
+
+    def weighed(*args):
+        raise AssertionError("moves() weighed for a cursor about to move")
+    monkeypatch.setattr(bot_module, "moves", weighed)
+    bot.prepare()
+    assert bot._ahead is None
