@@ -133,7 +133,8 @@ def test_after_the_handler_took_a_press_poll_wakes_exactly_when_its_lock_out_end
 
 
 @pytest.mark.parametrize("case", ["fresh_due", "fresh_due_young_anchor", "fresh_due_at_ticks_0",
-                                  "fresh_due_at_ticks_1", "fresh_due_time_base_before_its_us"])
+                                  "fresh_due_at_ticks_1", "fresh_due_time_base_before_its_us",
+                                  "fresh_due_time_base_past_its_us"])
 def test_with_nothing_pressed_poll_works_once_a_second_to_keep_the_anchor_fresh(res, case):
     # Also when the anchor was under half a second old (left where it was), and when
     # poll() runs at ticks 0 or 1 (its "2 µs ago" is across the wrap).

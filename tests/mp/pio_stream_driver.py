@@ -753,6 +753,8 @@ CASES = {
     # a time base given a cycle before its µs (calibration's middle, less the pads'
     # synchroniser, can fall there): loop 0 is in the µs before
     "fresh_due_time_base_before_its_us": lambda: case_fresh_due(400000, f0=-1),
+    # ... or a cycle past its µs (the window's middle can be up to cpu + 1)
+    "fresh_due_time_base_past_its_us": lambda: case_fresh_due(400000, f0=CPU + 1),
     "release_beside_held": case_release_beside_held,
     "two_lone_count_words": case_two_lone_count_words,
     "retrigger": case_retrigger,
