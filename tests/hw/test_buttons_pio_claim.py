@@ -413,6 +413,20 @@ def test_the_dma_ring_is_aligned_to_its_size_inside_the_capture_array(monkeypatc
     assert arr is cap._ring and k + ring_words <= len(arr)
 
 
+@pytest.mark.parametrize("mhz,phase", [(125, 40), (125, 3), (150, 77), (48, 11)])
+def test_the_phase_window_reported_is_the_width_of_the_calibrations_window(monkeypatch, mhz, phase):
+    # phase_window (cycles) says how closely calibration placed the µs boundary: the
+    # width of the window of phases the 32 timer reads allow (solve_phase on the same
+    # reads the fake chip's DMA made).
+    from firmware.hw.buttons_pio import solve_phase
+    chip = Chip(monkeypatch, mhz=mhz, phase=phase)
+    cap = started(chip)
+    _delays, period = calibrator_delays(mhz)
+    reads = [(chip.t0 + (i * period + phase) // mhz) % (1 << 30) for i in range(32)]
+    lo, hi = solve_phase(reads, period, mhz)
+    assert cap.phase_window == hi - lo and cap.phase_window > 0
+
+
 def test_a_capture_whose_calibration_failed_reports_no_phase_window(monkeypatch):
     chip = Chip(monkeypatch)
     monkeypatch.setattr(time, "sleep_us", lambda us: chip.sleep_us(us // 4), raising=False)
