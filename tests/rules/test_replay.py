@@ -150,6 +150,7 @@ def test_r19_run_settles_a_press_once_the_device_window_of_2000_us_has_passed():
 
 @pytest.mark.parametrize("line,why", [
     ("seed -7", "seed -7 is not 0 .. 2**30-1"),
+    ("seed -1", "seed -1 is not 0 .. 2**30-1"),
     ("seed 4294967296", "is not 0 .. 2**30-1"),
     ("seed 123456789012345678901234567890123456", "is not 0 .. 2**30-1"),
     ("rules points=2 manual_flip=0 target=100", "points must be 0 or 1"),
@@ -162,6 +163,14 @@ def test_r40_a_replays_header_fields_are_checked_like_the_command_lines_options(
     with pytest.raises(ValueError) as e:
         parse("spit-replay 1\n%s\n" % line)
     assert "line 2" in str(e.value) and why in str(e.value)
+
+
+@pytest.mark.parametrize("line", ["!seed 4", '"seed 4', "aaa 100 0 5", "b 100 0 5", "bouncy 100 0 5"])
+def test_a_line_that_is_no_record_is_one_clear_error_not_skipped(line):
+    # Only "#" starts a comment; a record's name is one of the replay's, exactly (a line
+    # that sorts before "#" or before "bound" is no comment and no bound record).
+    with pytest.raises(ValueError, match=r"^replay line 3: unknown record"):
+        parse("spit-replay 1\nseed 4\n%s\n" % line)
 
 
 def test_r40_digest_records_round_trip():
