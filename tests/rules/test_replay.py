@@ -250,6 +250,35 @@ def test_r43_a_replay_ties_presses_within_the_recorded_bound():
                                                    (("play", 1, 0, 1), "beaten")]
 
 
+def _tie_replay(presses, bound=None):
+    # Seed 1 as above: both say Spit, then the presses; player 1 holds the tie priority.
+    recs = [("press", 1000, ("spit", 0)), ("press", 1000, ("spit", 1)), ("settle", 10_000)]
+    if bound is not None:
+        recs.append(("bound", 10_000, 1, bound))
+    recs += [("press", t, a) for t, a in presses] + [("settle", 60_000)]
+    game, results = run(parse(Replay(1, Rules(), recs).format()))
+    return [(a, r) for a, t, r in results[2:] if a[0] == "play" and a[2] == 0]
+
+
+def test_r43_the_recorded_bound_is_the_remote_players_only():
+    # Player 1 is remote (5 ms bound). Player 0's own presses 5 ms apart are two
+    # instants: the first goes alone; the second ties with player 1's press 4 ms after
+    # it. Had player 0's presses the bound too, all three would be one instant, and
+    # player 1's priority would take the pile.
+    got = _tie_replay([(14_000, ("play", 0, 0, 1)), (19_000, ("flip", 0, 3)),
+                       (23_000, ("play", 1, 0, 1))], bound=5000)
+    assert got == [(("play", 0, 0, 1), None), (("play", 1, 0, 1), "beaten")]
+
+
+def test_r21_before_any_bound_record_same_stamp_presses_are_one_instant():
+    # No linked peer recorded: presses at one µs are one instant (R21) whoever made
+    # them, so player 1's priority takes the pile from player 0's press of that µs,
+    # also with another press of player 0's at the same µs between them.
+    got = _tie_replay([(20_000, ("play", 0, 0, 1)), (20_000, ("flip", 0, 3)),
+                       (20_000, ("play", 1, 0, 1))])
+    assert got == [(("play", 1, 0, 1), None), (("play", 0, 0, 1), "beaten")]
+
+
 def test_a_bound_record_for_no_such_player_is_one_clear_error():
     text = Replay(1, Rules(), [("bound", 10, 0, 5)]).format().replace("bound 10 0 5", "bound 10 2 5")
     with pytest.raises(ValueError, match=r"^replay line \d+: bound: player 2 is not 0 or 1$"):
