@@ -279,6 +279,11 @@ def test_r21_before_any_bound_record_same_stamp_presses_are_one_instant():
     assert got == [(("play", 1, 0, 1), None), (("play", 0, 0, 1), "beaten")]
 
 
+def test_r19_before_any_bound_record_a_press_1_us_earlier_wins():
+    got = _tie_replay([(20_000, ("play", 0, 0, 1)), (20_001, ("play", 1, 0, 1))])
+    assert got == [(("play", 0, 0, 1), None), (("play", 1, 0, 1), "beaten")]
+
+
 def test_a_bound_record_for_no_such_player_is_one_clear_error():
     text = Replay(1, Rules(), [("bound", 10, 0, 5)]).format().replace("bound 10 0 5", "bound 10 2 5")
     with pytest.raises(ValueError, match=r"^replay line \d+: bound: player 2 is not 0 or 1$"):
