@@ -165,7 +165,8 @@ def test_r40_a_replays_header_fields_are_checked_like_the_command_lines_options(
     assert "line 2" in str(e.value) and why in str(e.value)
 
 
-@pytest.mark.parametrize("line", ["!seed 4", '"seed 4', "aaa 100 0 5", "b 100 0 5", "bouncy 100 0 5"])
+@pytest.mark.parametrize("line", ["!seed 4", '"seed 4', "aaa 100 0 5", "b 100 0 5", "bouncy 100 0 5",
+                                  "zzz 100 0 1 1"])
 def test_a_line_that_is_no_record_is_one_clear_error_not_skipped(line):
     # Only "#" starts a comment; a record's name is one of the replay's, exactly (a line
     # that sorts before "#" or before "bound" is no comment and no bound record).
@@ -288,3 +289,13 @@ def test_a_bound_record_for_no_such_player_is_one_clear_error():
     text = Replay(1, Rules(), [("bound", 10, 0, 5)]).format().replace("bound 10 0 5", "bound 10 2 5")
     with pytest.raises(ValueError, match=r"^replay line \d+: bound: player 2 is not 0 or 1$"):
         parse(text)
+
+
+def test_the_edges_of_a_replays_records_and_its_first_seed():
+    # A digest may be 000000 and a bound 65535 µs (its 16-bit field), not 65536; a
+    # Replay made with no seed is seed 0, and its text says so.
+    rp = parse("spit-replay 1\nseed 4\ndigest 100 1 000000\nbound 200 1 65535\n")
+    assert rp.records == [("digest", 100, 1, 0), ("bound", 200, 1, 65535)]
+    with pytest.raises(ValueError, match=r"^replay line 3: bound 65536 us is not 0 \.\. 65535$"):
+        parse("spit-replay 1\nseed 4\nbound 200 1 65536\n")
+    assert Replay().seed == 0 and parse(Replay().format()).seed == 0
