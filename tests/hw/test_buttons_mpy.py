@@ -34,6 +34,12 @@ def test_start_configures_pins_with_one_hard_handler(res):
     assert r["events"] == []
 
 
+def test_without_a_debounce_time_the_lock_out_is_the_boards_10_ms(res):
+    r = res["default_lockout"]
+    assert r["before_end"] == [[r["t"], 0, "A", 1]]
+    assert [e[1:] for e in r["after_end"]] == [[0, "A", 0]]
+
+
 def test_button_held_at_start_is_one_press(res):
     r = res["held_at_start"]
     assert r["first"] == [[500, 1, "B", 1]]

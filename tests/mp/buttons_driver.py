@@ -188,6 +188,22 @@ def case_held_at_start():
     return {"first": first, "second": second}
 
 
+def case_default_lockout():
+    # No debounce time given: the lock-out is the board's 10 ms, so a release 3 ms after
+    # the press is seen only once 10 ms have passed since the press.
+    global BOARD
+    BOARD = Board(0)
+    bc = ButtonCapture(pico.BUTTONS, ticks_us=BOARD.ticks)
+    bc.start()
+    t = 100_000
+    BOARD.edge(t, A0, True)
+    BOARD.edge(t + 3000, A0, False)
+    BOARD.set_time(t + 9_999)
+    before = ev(bc.drain())
+    BOARD.set_time(t + 10_050)
+    return {"before_end": before, "after_end": ev(bc.drain()), "t": t}
+
+
 def case_order():
     bc = new_board()
     b = BOARD
@@ -906,6 +922,7 @@ CASES = {
     "start": case_start,
     "held_at_start": case_held_at_start,
     "order": case_order,
+    "default_lockout": case_default_lockout,
     "tie": case_tie,
     "bounce": case_bounce,
     "stuck": case_stuck,

@@ -431,9 +431,12 @@ def test_r44_every_ms_of_the_signal_range_can_come_both_ends_included():
 def test_r44_and_r41_conduct_parameters_out_of_range_or_in_parts_of_a_ms_are_refused():
     for kw in ({"fumble_us": 60001 * MS}, {"signal_min_us": -1 * MS}, {"ignore_us": -MS},
                {"cap": 0}, {"signal": 2}, {"limit_us": 0}, {"empty": 2},
-               {"repeat_us": 60001 * MS}):
+               {"repeat_us": 60001 * MS}, {"signal_max_us": 60001 * MS},
+               {"signal_min_us": 60001 * MS, "signal_max_us": 60001 * MS}, {"ignore_us": 60001 * MS},
+               {"cap": 65}, {"limit_us": 600001 * MS}):
         with pytest.raises(ValueError):
             Conduct(**kw)
+    assert Conduct(signal_min_us=60000 * MS, signal_max_us=60000 * MS).signal_max_us == 60000 * MS
     with pytest.raises(ValueError) as e:
         Conduct(fumble_us=500500)
     assert "fumble must be whole ms" in str(e.value)
