@@ -406,6 +406,13 @@ def _rng_state(bot):
     return bot.rng.state
 
 
+def forbid_weighing(monkeypatch, why):
+    """From now on the CPU player may not weigh moves (moves() fails the test, saying why)."""
+    def weighed(*args):
+        raise AssertionError(why)
+    monkeypatch.setattr(bot_module, "moves", weighed)
+
+
 def test_a_look_after_prepare_weighs_no_moves_of_its_own(monkeypatch):
     # Only 9S fits: the look plans A, A, B. Prepared between frames, the look itself
     # weighs nothing, and makes the same plan and draws as a bot that did not prepare.
@@ -417,9 +424,7 @@ def test_a_look_after_prepare_weighs_no_moves_of_its_own(monkeypatch):
     bot.prepare()
     want = twin.next_press(due)
 
-    def weighed_in_the_frame(*args):
-        raise AssertionError("moves() called inside the frame")
-    monkeypatch.setattr(bot_module, "moves", weighed_in_the_frame)
+    forbid_weighing(monkeypatch, "moves() called inside the frame")
     assert bot.next_press(due) == want == (due, A)
     assert bot.looked_ahead == 1 and twin.looked_ahead == 0
     assert _rng_state(bot) == _rng_state(twin) and bot.due_us() == twin.due_us()
@@ -495,9 +500,7 @@ def test_prepare_weighs_again_when_the_table_or_cursor_changed_since_it_weighed(
     bot.prepare()
     want = twin.next_press(due)
 
-    def weighed_in_the_frame(*args):
-        raise AssertionError("moves() called inside the frame")
-    monkeypatch.setattr(bot_module, "moves", weighed_in_the_frame)
+    forbid_weighing(monkeypatch, "moves() called inside the frame")
     assert bot.next_press(due) == want == (due, A)
     assert bot.looked_ahead == 1
     assert _rng_state(bot) == _rng_state(twin) and bot.due_us() == twin.due_us()
@@ -515,9 +518,7 @@ def test_prepare_works_on_a_game_restored_from_its_saved_text(monkeypatch):
     due = bot.due_us()
     bot.prepare()
 
-    def weighed_in_the_frame(*args):
-        raise AssertionError("moves() called inside the frame")
-    monkeypatch.setattr(bot_module, "moves", weighed_in_the_frame)
+    forbid_weighing(monkeypatch, "moves() called inside the frame")
     assert bot.next_press(due) == (due, A)
     assert bot.looked_ahead == 1
 
@@ -1346,8 +1347,6 @@ def test_prepare_weighs_nothing_while_a_press_comes_before_the_look(monkeypatch)
     bot.observe(g, lv["mu"] + 50000, bot.cursor)
     assert lv["mu"] + lv["step"] < bot._look             # the A first
 
-    def weighed(*args):
-        raise AssertionError("moves() weighed for a cursor about to move")
-    monkeypatch.setattr(bot_module, "moves", weighed)
+    forbid_weighing(monkeypatch, "moves() weighed for a cursor about to move")
     bot.prepare()
     assert bot._ahead is None
