@@ -873,6 +873,9 @@ def test_r40_the_games_digest_is_pinned_for_every_part_of_the_state():
     o.winner = 1
     o.phase = OVER
     assert o.digest() == 9333535                      # the winner
+    st = layout(["9C", "3H", E, E, E], ["2D", E, E, E, E], ["8C", "KD"], hands=("", ""))
+    st.apply(("play", 0, 0, 0))                       # then nothing fits, no hand: stalled
+    assert st.ending == {"end": "stalled", "out": None} and st.digest() == 2148723
 
 
 def test_r42_player_0_reaching_exactly_the_target_ends_the_game_too():
@@ -968,3 +971,25 @@ def test_r39_actions_read_from_text_apply_like_the_same_actions_written_out():
         assert g.snapshot() == h.snapshot()
     g = Game(8)
     assert g.apply((text("spit"), 0)) is None and g.said[0]
+
+
+def test_r25_when_the_other_player_slaps_first_the_round_still_names_who_went_out():
+    # Player 0 plays their last stockpile card (R24); player 1 slaps first (R25, R26).
+    # The round's record says player 0 went out and player 1 slapped, with two piles
+    # (only with a single pile does the first slapper count as out first, R33).
+    g = layout(["5H", E, E, E, E], ["9C", "KD QD", E, E, E], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"))
+    assert g.apply(("play", 0, 0, 0)) is None and g.ending == {"end": "out", "out": 0}
+    assert g.apply(("slap", 1, 0)) is None
+    assert g.last_round["out"] == 0 and g.last_round["slap"] == [1, 0]
+
+
+def test_r41_no_flip_once_the_game_is_over():
+    # A face-down top under manual flip may be turned up only in play: not after the
+    # game has ended.
+    g = layout(["5H", "KD QD", E, E, E], ["9C", E, E, E, E], ["4H", "7S 8S"],
+               rules=Rules(manual_flip=True))
+    g.down[0][1] = True
+    assert g.why_not(("flip", 0, 1)) is None
+    g.phase = OVER
+    assert g.why_not(("flip", 0, 1)) == NOT_NOW

@@ -109,6 +109,14 @@ def test_the_checker_tells_presses_of_one_stamp_apart(theirs_queued_first, their
     assert table.inflight == []
 
 
+def test_the_checker_counts_a_refusal_of_an_action_it_never_queued_as_no_offered_one():
+    # An outcome for an action no bot pressed (not in flight) is counted as refused,
+    # but it was never offered, so it is no violation.
+    table, bad = table_of(Game(seed=1))
+    table.on_outcome(selfplay.M.REFUSED, 0, ("play", 0, 1, 0), 500, NO_FIT, 600)
+    assert bad == [] and table.st["refused"] == 1
+
+
 class LosesACard(Game):
     """Its first applied play takes the card off the stockpile but puts nothing down."""
 
