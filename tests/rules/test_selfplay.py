@@ -134,3 +134,14 @@ def test_r29_the_checker_names_when_a_card_went_missing(monkeypatch):
     st = selfplay.play(1, ("hard", "hard"), max_us=30 * 10 ** 6)
     missing = [v for v in st["violations"] if v.startswith("cards not conserved (R29)")]
     assert missing and re.fullmatch(r"cards not conserved \(R29\) after settle at \d+", missing[0])
+
+
+def test_the_simulations_next_step_is_the_sooner_of_two_times_and_none_is_minus_1():
+    # _sooner(nxt, due, now, T): nxt in simulated µs since the start (-1: nothing yet),
+    # due a tick (None: nothing); a due tick already past counts as now (T).
+    assert selfplay._sooner(-1, None, 0, 0) == -1
+    assert selfplay._sooner(-1, 500, 100, 1000) == 1400
+    assert selfplay._sooner(0, 500, 100, 0) == 0              # a step at the start, sooner
+    assert selfplay._sooner(700, 500, 0, 0) == 500
+    assert selfplay._sooner(300, 500, 0, 0) == 300
+    assert selfplay._sooner(900, 50, 100, 800) == 800          # due in the past: now

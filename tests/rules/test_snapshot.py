@@ -362,3 +362,17 @@ def test_r39_a_stored_slap_phase_without_its_round_ending_is_refused():
     with pytest.raises(ValueError) as e:
         Game.restore(d)
     assert "slap without an ending" in str(e.value)
+
+
+def test_restore_refuses_a_slap_with_no_spit_pile():
+    # A saved slap (R25) whose pile cards are all in the hands instead: every card is
+    # there once, the ending is set, but there is no pile to slap.
+    from tests.helpers import layout
+    g = layout(["5H", "", "", "", ""], ["9C", "KD QD", "", "", ""], ["4H", "7S 8S"],
+               hands=("2C 3C", "4D"))
+    assert g.apply(("play", 0, 0, 0)) is None
+    d = g.snapshot()
+    d["hand"][0] += d["piles"][0] + d["piles"][1]
+    d["piles"] = []
+    with pytest.raises(ValueError, match="slap without an ending"):
+        Game.restore(d)
