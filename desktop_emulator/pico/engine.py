@@ -23,7 +23,7 @@ import time
 
 from desktop_emulator.clock import ticks_diff
 from desktop_emulator.display import FrameDisplay
-from desktop_emulator.pico.device import Pico, DeviceError, US, MS, S, exception_line
+from desktop_emulator.pico.device import Pico, DeviceError, DeviceTimeout, US, MS, S, exception_line
 from desktop_emulator import replays
 from desktop_emulator.window import WINDOW_FRAME_US
 from firmware.app import FRAME_US as DEVICE_FRAME_US
@@ -334,9 +334,18 @@ class PicoMachine(Engine):
         if self._finished is not None:
             return self._finished
         p = self.pico
-        p.write(b"\x03")
-        got = p.read_until(re.compile(rb"\x04[^\x04]*\x04>"), guest_ms=2000,
-                           wall_s=self._wall_left(), what="the game to stop")
+        # A Ctrl-C that lands while a timer callback runs (the buzzer's next note) stops
+        # that callback only, and the game goes on: like mpremote, press it again.
+        for attempt in range(3):
+            p.write(b"\x03")
+            try:
+                got = p.read_until(re.compile(rb"\x04[^\x04]*\x04>"),
+                                   guest_ms=2000 if attempt == 2 else 500,
+                                   wall_s=self._wall_left(), what="the game to stop")
+                break
+            except DeviceTimeout:
+                if attempt == 2:
+                    raise
         if b"KeyboardInterrupt" not in got and b"Traceback" in got:
             text = got.decode(errors="replace")
             raise DeviceError("exception on the device: %s" % exception_line(text), text)
