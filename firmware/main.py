@@ -292,8 +292,11 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
             next_check = ticks_add(now, CHECK_US)
             check_input(buttons, seen, log)
         buzzer.step(now)
-        if app.linkplay is not None:   # answered between frames: a tighter round trip (R43)
-            app.linkplay.link.poll(now)
+        lp = app.linkplay
+        if lp is not None:             # answered between frames: a tighter round trip (R43)
+            lp.link.poll(now)
+            if soon is None and lp.news():
+                soon = now
         wdt.feed()
         time.sleep_ms(1)
 

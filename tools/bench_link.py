@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from desktop_emulator import devicefiles                      # noqa: E402
-from desktop_emulator.pico.device import (US, MS, TICKS_MASK, DeviceError,  # noqa: E402
+from desktop_emulator.pico.device import (US, MS, S, TICKS_MASK, DeviceError,  # noqa: E402
                                           exception_line)
 from desktop_emulator.pico.image import find_firmware       # noqa: E402
 from desktop_emulator.pico.link import LinkedPicos           # noqa: E402
@@ -404,6 +404,143 @@ def game_race_case(firmware, files, ppm, gaps_us, per_gap, lobby_ms=1200, wall_s
             "guest_s": round(guest_s, 3), "wall_s": round(time.monotonic() - w0, 1)}
 
 
+def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False):
+    """The game firmware as shipped on both chips (firmware.main.run: its loop, its
+    collections), linked from the menu, two people playing: the host presses A and B on
+    each chip at seeded random moments. Per chip: frame_ms (game-screen frames) and
+    press_to_pixels_ms, from a press's edge to the end of the pixel transfer of the
+    frame that shows it on that chip's own panel (the cursor's move, or the frame its
+    outcome was decided in: on the guest, when the host's decision has come back over
+    the cable). The same measures as bench-pico's, for comparison. keep_lines: the
+    boards' figures as printed, and the edges' true times, in the result too."""
+    import tempfile
+    from shared_rules.rng import Rng
+    from tools.bench_pico import summary, _frame_end_ns
+    w0 = time.monotonic()
+    bench = {"pico_bench_device.py": (ROOT / "tools" / "pico_bench_device.py").read_bytes()}
+    with tempfile.TemporaryDirectory(prefix="spit-link-frames-") as tmp, \
+            LinkedPicos(firmware, extra=(bench, bench), buttons=GAME_BUTTONS,
+                        timer_start_us=TIMER_STARTS,
+                        files=(devicefiles.build(Path(tmp) / "device", driver=firmware.ssd1306,
+                                                 main_py=None),) * 2) as pair:
+        pair.boot()
+        pair.run_for(50_000, wall_s=wall_s)
+        for c in pair.chips:
+            c.interrupt(wall_s=wall_s)
+            c.enter_raw(soft_reset=False, wall_s=wall_s)
+        for c in pair.chips:
+            c.keep_i2c = True
+            c.i2c_log.clear()
+            c.exec_start("import pico_bench_device as b\nb.linked(%d)\n" % seconds,
+                         wall_s=wall_s)
+        pair.wait_lines([b"spit: screen=title", b"spit: screen=title"], guest_ms=5000,
+                        wall_s=wall_s)
+        a = pair.chips[0]
+        a.press(GAME_BUTTONS[0], hold_us=40_000)               # A: to LINK PLAY
+        pair.run_for(120_000, wall_s=wall_s)
+        a.press(GAME_BUTTONS[1], hold_us=40_000)
+        links = _wait_both(pair, rb"spit: link LINKED host=([01])", 2000, wall_s)
+        host_i = [int(m.group(1)) for m in links].index(1)
+        pair.run_for(1_200_000, wall_s=wall_s)
+        pair.chips[host_i].press(GAME_BUTTONS[1], hold_us=40_000)   # deal
+        pair.run_for(300_000, wall_s=wall_s)
+        t0 = pair.t_ns
+        rng = Rng(seed)
+        presses = [[], []]                                     # per chip: true ns of the edge
+        for i, c in enumerate(pair.chips):
+            t = t0
+            edges = []
+            while t < t0 + (seconds + 1) * S:
+                g = GAME_BUTTONS[0] if rng.below(10) < 5 else GAME_BUTTONS[1]
+                t += (150 + rng.below(450)) * MS + rng.below(1000) * US
+                at = int(pair.local_ns(i, t))
+                edges += [(at, g, 0), (at + 50 * MS, g, 1)]
+                presses[i].append(t)
+            c.schedule(edges)
+        got = [{"F": [], "P": [], "O": [], "C": [], "B": None} for _ in range(2)]
+        for i, c in enumerate(pair.chips):
+            text = c.exec_finish(guest_ms=(seconds + 120) * 1000, wall_s=wall_s)
+            for line in text.splitlines():
+                f = line.split()
+                if f and f[0] in ("F", "P", "O", "C"):
+                    got[i][f[0]].append(tuple(int(x) for x in f[1:]))
+                elif f and f[0] == "B":
+                    got[i]["B"] = tuple(int(x) for x in f[1:])
+            if got[i]["B"] is None:
+                raise DeviceError("bench: chip %d ended without its figures" % i, text[-600:])
+        guest_s = pair.t_ns / 1e9
+        base = got[host_i]["B"][0]
+        out = {"seed": seed, "seconds": seconds, "host_chip": host_i, "chips": []}
+        for i, c in enumerate(pair.chips):
+            d = got[i]
+            me = d["B"][1]
+            game_frames = [f for f in d["F"] if f[2] == 1]
+            frame_ms = [((f[1] - f[0]) & TICKS_MASK) / 1000.0 for f in game_frames]
+            pixel_ends = sorted(t1 for _t0, t1, _addr, data, _ok in c.i2c_log
+                                if data[:1] == b"\x40")
+            outcomes = {}
+            for t, fr in d["O"]:
+                outcomes.setdefault(t, fr)
+            to_pixels = []
+            taken = 0
+            for edge in presses[i]:
+                want = (pair.ticks_us(host_i, edge) - base) & TICKS_MASK
+                hit = [pr for pr in d["P"] if pr[1] == me and abs(ticks_diff(pr[0], want)) < 2000]
+                if not hit:
+                    continue
+                taken += 1
+                t, _p, fr, moved = hit[0]
+                shown = fr if moved else outcomes.get(t)
+                if shown is None or shown >= len(d["F"]) or d["F"][shown][2] != 1:
+                    continue
+                end_ns = _frame_end_ns(c, d["F"][shown][1], pixel_ends)
+                if end_ns is not None:
+                    to_pixels.append((end_ns - pair.local_ns(i, edge)) / 1e6)
+            out["chips"].append({
+                "role": "host" if i == host_i else "guest", "player": me,
+                "frame_ms": summary(frame_ms), "frames": len(game_frames),
+                "press_to_pixels_ms": summary(to_pixels), "presses": len(presses[i]),
+                "presses_taken": taken, "presses_shown": len(to_pixels),
+                "gc_pause_ms": summary([us / 1000.0 for _f, us in d["C"]], ("p50", "max"), 2),
+                "gc_runs": len(d["C"]),
+                "_frame_ms": frame_ms, "_to_pixels": to_pixels})
+        if keep_lines:
+            out["lines"] = got
+            out["edges_ns"] = presses
+        out["guest_s"] = round(guest_s, 3)
+        out["wall_s"] = round(time.monotonic() - w0, 1)
+        return out
+
+
+def frames_figures(sessions):
+    """Several seeds' sessions together: per role, p99s over all their frames and presses."""
+    from tools.bench_pico import summary
+    res = {"seeds": [s["seed"] for s in sessions],
+           "seconds_per_seed": sessions[0]["seconds"] if sessions else None}
+    for role in ("host", "guest"):
+        cs = [c for s in sessions for c in s["chips"] if c["role"] == role]
+        res[role] = {
+            "frame_ms": summary([x for c in cs for x in c["_frame_ms"]]),
+            "press_to_pixels_ms": summary([x for c in cs for x in c["_to_pixels"]]),
+            "frames": sum(c["frames"] for c in cs),
+            "presses": sum(c["presses"] for c in cs),
+            "presses_taken": sum(c["presses_taken"] for c in cs),
+            "presses_shown": sum(c["presses_shown"] for c in cs),
+            "gc_pause_ms_max": max([c["gc_pause_ms"]["max"] or 0 for c in cs] or [0]),
+        }
+    res["by_seed"] = [{k: v for k, v in s.items() if k != "chips"} | {
+        "chips": [{k: v for k, v in c.items() if not k.startswith("_")} for c in s["chips"]]}
+        for s in sessions]
+    single = ROOT / "build" / "pico-bench.json"
+    if single.exists():
+        try:
+            one = json.loads(single.read_text())
+            res["single_handheld"] = {k: one.get(k) for k in ("frame_ms", "press_to_pixels_ms")}
+        except (ValueError, OSError) as e:
+            res["single_handheld"] = {"error": "%s: %s" % (single, e)}
+    return res
+
+
 def table(res):
     rows = ["link bench (two emulated Picos, 1 Mbaud, PIO edge stamps; guest time)", ""]
     rows.append("%-28s %8s %8s %8s %6s" % ("sync_error_us", "p50", "p99", "max", "n"))
@@ -422,6 +559,28 @@ def table(res):
             rows.append("%8d %5d %12d %5d %11d" % (x["gap_us"], x["n"], x["earlier_won"],
                                                   x["ties"], x["misordered"]))
         rows.append("misordered_over_us %d" % r["misordered_over_us"])
+        rows.append("")
+    if res.get("game_frames"):
+        f = res["game_frames"]
+        one = f.get("single_handheld") or {}
+        rows += ["GAME frames (two people playing, %s s a seed, seeds %s; the firmware as "
+                 "shipped)" % (f["seconds_per_seed"], f["seeds"]),
+                 "%-34s %8s %8s %8s %8s" % ("", "p50", "p99", "max", "n")]
+        for role in ("host", "guest"):
+            r = f[role]
+            for key, n in (("frame_ms", r["frames"]), ("press_to_pixels_ms", r["presses_shown"])):
+                rows.append("%-34s %8s %8s %8s %8s" % ("%s %s" % (role, key), r[key]["p50"],
+                                                       r[key]["p99"], r[key]["max"], n))
+        for key in ("frame_ms", "press_to_pixels_ms"):
+            v = one.get(key) or {}
+            if v:
+                rows.append("%-34s %8s %8s %8s %8s" % ("single handheld %s" % key, v.get("p50"),
+                                                       v.get("p99"), v.get("max"),
+                                                       "(pico-bench.json)"))
+        rows.append("presses taken/made: host %d/%d, guest %d/%d; GC pause max host %s, "
+                    "guest %s ms" % (f["host"]["presses_taken"], f["host"]["presses"],
+                                     f["guest"]["presses_taken"], f["guest"]["presses"],
+                                     f["host"]["gc_pause_ms_max"], f["guest"]["gc_pause_ms_max"]))
         rows.append("")
     for c in res.get("sync", []):
         for key, label in (("sync_error_us", "edge stamps"), ("predicted_error_us", "  drift-fit prediction"),
@@ -459,6 +618,13 @@ def main(argv=None):
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--no-probe", action="store_true", help="only the game firmware")
     ap.add_argument("--no-game", action="store_true", help="only the probe")
+    ap.add_argument("--frames-s", type=int, default=30,
+                    help="seconds of two-player linked play per seed for frame_ms and "
+                         "press_to_pixels_ms (default 30; 0: none)")
+    ap.add_argument("--frames-seeds", default="1,2,3",
+                    help="the seeds of those sessions (default 1,2,3)")
+    ap.add_argument("--frames-only", action="store_true",
+                    help="only those sessions (no sync, races or probe)")
     ap.add_argument("--game-ppm", default="0,200,-200",
                     help="chip 1's crystal error in ppm for each game sync run (default "
                          "0,200,-200; the races run at +200)")
@@ -475,16 +641,28 @@ def main(argv=None):
             # the game does it, and the stamps and bounds its arbiter is given).
             game_files = devicefiles.build(Path(tmp) / "game", driver=firmware.ssd1306)
             res["game_sync"] = []
-            for ppm in [(0, int(x)) for x in args.game_ppm.split(",") if x.strip()]:
+            for ppm in [(0, int(x)) for x in args.game_ppm.split(",") if x.strip()
+                        and not args.frames_only]:
                 res["game_sync"].append(game_sync_case(firmware, game_files, ppm))
                 note("game sync ppm %s: %s bound %s (%.0f s)" % (
                     ppm[1], res["game_sync"][-1]["sync_error_us"],
                     res["game_sync"][-1]["bound_us"], res["game_sync"][-1]["wall_s"]))
             gaps = [0, 5, 10, 20, 50, 100, 1000] if not args.quick else [0, 10, 100]
-            res["game_races"] = game_race_case(firmware, game_files, (0, 200), gaps,
-                                               2 if args.quick else 4)
-            note("game races: %s" % res["game_races"]["races"])
-        if args.no_probe:
+            if not args.frames_only:
+                res["game_races"] = game_race_case(firmware, game_files, (0, 200), gaps,
+                                                   2 if args.quick else 4)
+                note("game races: %s" % res["game_races"]["races"])
+            seconds = min(args.frames_s, 8) if args.quick else args.frames_s
+            seeds = [int(x) for x in args.frames_seeds.split(",") if x.strip()]
+            if seconds > 0 and seeds:
+                sessions = []
+                for seed in (seeds[:1] if args.quick else seeds):
+                    sessions.append(game_frames_case(firmware, seconds, seed))
+                    note("game frames seed %d: %s" % (seed, [
+                        (c["role"], c["frame_ms"], c["press_to_pixels_ms"])
+                        for c in sessions[-1]["chips"]]))
+                res["game_frames"] = frames_figures(sessions)
+        if args.no_probe or args.frames_only:
             res["wall_s"] = round(time.monotonic() - w0, 1)
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             Path(args.out).write_text(json.dumps(res, indent=1) + "\n")

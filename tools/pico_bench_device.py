@@ -7,6 +7,9 @@
 #   play(seconds, seed)              the app on the real ports, P0 pressed by the host,
 #                                    P1 the CPU: frame times and where they go, stamps,
 #                                    the firmware's own collections, saves
+#   linked(seconds)                  the game firmware in a linked game (two chips, the
+#                                    host presses both): frames, and each press taken with
+#                                    the frame that shows it
 #   irq_off(kind, windows)           presses while interrupts are off for 20 ms
 #   storm(kind, storms)              50-edge bounce storms with a clean press inside
 #   cpu(kind, ms)                    CPU time the capture takes per edge and per frame
@@ -279,6 +282,115 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
     if failed:
         print("X MemoryError %d" % (failed - 1))
     print("DONE %d %d %d" % (k[0], getattr(fm, "gc_runs", 0) - t_gc, getattr(fm, "gc_max_us", 0)))
+
+
+def linked(seconds, max_frames=0, max_presses=0):
+    """The game firmware as shipped (firmware.main.run, its loop and its collections),
+    linked from its menu by the host; from the first frame of linked play on, for
+    `seconds`: each frame, and each press of either player the game took (its game
+    time, and the frame that shows it: the cursor's move, or the frame its outcome was
+    decided in). Only clocks and counters into preallocated arrays; printed at the end:
+    "F start end screen bytes" a frame, "P t player frame moved" a press taken,
+    "O t frame" an outcome, "C frame pause_us" a collection, "B base me authority",
+    then DONE."""
+    import machine
+    from firmware import main as fm
+    from firmware.table import Table
+    from shared_rules import match as M
+    ticks_us = time.ticks_us
+    ticks_diff = time.ticks_diff
+    n = max_frames or seconds * 64 + 60
+    m = max_presses or seconds * 12 + 40
+    f_start, f_end = _zeros(n), _zeros(n, "H")
+    f_bytes = _zeros(n, "H")
+    f_screen = _zeros(n, "B")
+    p_t, p_frame, p_who = _zeros(m), _zeros(m, "H"), _zeros(m, "B")
+    o_t, o_frame = _zeros(m), _zeros(m, "H")
+    g_frame, g_us = _zeros(64, "H"), _zeros(64, "H")
+    k = [0, 0, 0, 0, 0]                # frames, presses, outcomes, collections, runs seen
+    on = [False, 0, 0, None, None]     # recording, its end, bytes so far, the app, panel
+    press = M.Match.press
+    outcome = Table.on_outcome
+
+    def logged_press(self, t, p, code):
+        what = press(self, t, p, code)
+        i = k[1]
+        if on[0] and i < m and (what == M.MOVED or what == M.QUEUED):
+            p_t[i] = t
+            p_frame[i] = k[0]
+            p_who[i] = p * 2 + (1 if what == M.MOVED else 0)
+            k[1] = i + 1
+        return what
+
+    def logged_outcome(self, kind, p, action, t, reason, now):
+        outcome(self, kind, p, action, t, reason, now)
+        i = k[2]
+        if on[0] and i < m:
+            o_t[i] = t
+            o_frame[i] = k[0]
+            k[2] = i + 1
+
+    def timed_step(now, step=None):
+        i = k[0]
+        if on[0] and i < n:
+            f_start[i] = now
+        return on[3]._real_step(now)
+
+    def probe(app):
+        if on[3] is None:
+            on[3] = app
+            app._real_step = app.step
+            app.step = timed_step
+            k[4] = getattr(fm, "gc_runs", 0)
+            return
+        t_end = ticks_us()
+        lp = app.linkplay
+        if not on[0]:
+            if lp is not None and lp.mode == 1 and app.screen == 1:   # PLAYING, GAME
+                on[0] = True
+                on[1] = time.ticks_add(t_end, seconds * 1000000)
+                d = app.ports.display
+                on[4] = getattr(d, "display", d)   # the panel's driver (link play faces it)
+                on[2] = on[4].bytes_sent
+            return
+        i = k[0]
+        f_end[i] = _us16(ticks_diff(t_end, f_start[i]))
+        f_screen[i] = app.screen
+        b = on[4].bytes_sent
+        f_bytes[i] = _us16(b - on[2])
+        on[2] = b
+        if getattr(fm, "gc_runs", 0) != k[4] and k[3] < 64:
+            k[4] = fm.gc_runs
+            g_frame[k[3]] = i
+            g_us[k[3]] = _us16(fm.gc_last_us)
+            k[3] += 1
+        k[0] = i + 1
+        if k[0] >= n or ticks_diff(t_end, on[1]) >= 0:
+            fm.stop_watchdog(machine)
+            raise _Done()
+
+    M.Match.press = logged_press
+    Table.on_outcome = logged_outcome
+    try:
+        fm.run(probe=probe)
+    except _Done:
+        pass
+    finally:
+        M.Match.press = press
+        Table.on_outcome = outcome
+    app = on[3]
+    lp = app.linkplay
+    print("B %d %d %d" % (lp.base, lp.me, 1 if lp.link.authority else 0))
+    for i in range(k[0]):
+        print("F %d %d %d %d" % (f_start[i], (f_start[i] + f_end[i]) & 0x3FFFFFFF,
+                                 f_screen[i], f_bytes[i]))
+    for i in range(k[1]):
+        print("P %d %d %d %d" % (p_t[i], p_who[i] >> 1, p_frame[i], p_who[i] & 1))
+    for i in range(k[2]):
+        print("O %d %d" % (o_t[i], o_frame[i]))
+    for i in range(k[3]):
+        print("C %d %d" % (g_frame[i], g_us[i]))
+    print("DONE %d %d %d" % (k[0], k[1], k[2]))
 
 
 def irq_off(kind, windows, off_us=20000):

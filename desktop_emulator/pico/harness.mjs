@@ -324,6 +324,13 @@ function attachGpioCache() {
       set(value);
     };
   }
+  const pads = chip.peripherals[0x4001c];        // PADS_BANK0: input enables
+  const padsWrite = pads.writeUint32.bind(pads);
+  pads.writeUint32 = (offset, value) => {
+    if (machines.length) settleAll();
+    gpioDirty = true;
+    padsWrite(offset, value);
+  };
   const io = chip.peripherals[0x40014];          // IO_BANK0: input overrides
   const ioWrite = io.writeUint32.bind(io);
   io.writeUint32 = (offset, value) => {
@@ -361,8 +368,10 @@ function attachGpioCache() {
 // not stepped: before anything can see or change it (a pin's input, an IO_BANK0
 // override, any access to its PIO block's registers, a DMA transfer from its FIFO) or
 // before X reaches a value the pass tested, it is put in exactly the state cycle-by-cycle
-// stepping gives (whole passes counted, the rest of one stepped). configure
-// {pio_fast_forward: false} steps every cycle instead (the tests compare the two).
+// stepping gives (whole passes counted, the rest of one stepped). Likewise a machine
+// that jumps to itself on a pin's level (or always), at any clock divider: it stays put,
+// its divider's phase counted, until a pin changes. configure {pio_fast_forward: false}
+// steps every cycle instead (the tests compare the two).
 
 const PIO_CTRL = 0x000;
 const SM0_CLKDIV = 0x0c8;
@@ -495,7 +504,8 @@ function stepMachine(sm) {
     return;
   }
   if (sm.pc === sm.head && !replaying && fastForward && sm.div256 === 256 && atHead(sm)) return;
-  const op = sm.pio.instructions[sm.pc];
+  const at = sm.pc;
+  const op = sm.pio.instructions[at];
   if (sm.pass !== null) {
     if (sm.pass.ops.length < MAX_PASS) sm.pass.ops.push(op);
     else sm.pass = null;
@@ -504,6 +514,23 @@ function stepMachine(sm) {
   sm.executeInstruction(op);
   if (sm.updatePC) sm.nextPC();
   if (!sm.waiting) sm.hold = sm.cycles - c0 - 1;
+  if (fastForward && !replaying && sm.pc === at && (op & 0x1f) === at && isSelfLoop(sm, op)) {
+    sm.ff = { loop: true, start: pioNow + 1, until: Infinity };
+    skipping++;
+    updateSkip();
+  }
+}
+
+// A machine that just took `jmp <cond> self` (so not a wrap to itself) where nothing but a pin can change the
+// condition (always, or PIN) and that has no delay, side-set or pending EXEC: it takes the
+// same jump at every step of its clock until a pin's input changes (which settles it
+// first), so it needs no stepping till then. Any clock divider (the link's start-bit
+// watchers run at clk_sys / 5). Not at the wrap target: that is atHead()'s.
+function isSelfLoop(sm, op) {
+  if (op >>> 13 !== 0 || (op & 0x1f) === sm.head || sm.hold !== 0) return false;
+  const cond = (op >> 5) & 7;
+  if (cond !== 0 && cond !== 6) return false;
+  return !((op >> 8) & 0x1f) && !sm.sidesetCount && !sm.execValid && !sm.waiting;
 }
 
 // The machine is at its wrap target: if the pass just made can be repeated, skip; else
@@ -642,6 +669,25 @@ function settle(sm) {
   sm.ff = null;
   skipping--;
   skipUntil = -1;
+  if (f.loop) {
+    // Every cycle since `start` went through stepMachine's divider; each step it let
+    // through ran the jump once (one cycle, no delay) and went on the pass being checked.
+    let steps = pioNow - f.start;
+    if (sm.div256 !== 256) {
+      const acc = sm.divAcc + 256 * steps;
+      steps = Math.floor(acc / sm.div256);
+      sm.divAcc = acc - steps * sm.div256;
+    }
+    sm.cycles += steps;
+    const p = sm.pass;
+    if (p !== null && steps > 0) {
+      if (p.ops.length + steps <= MAX_PASS) {
+        const op = sm.pio.instructions[sm.pc];
+        for (let i = 0; i < steps; i++) p.ops.push(op);
+      } else sm.pass = null;
+    }
+    return;
+  }
   const passes = Math.floor((pioNow - f.start) / f.period);
   const rest = pioNow - f.start - passes * f.period;
   sm.x = (f.x - passes) >>> 0;

@@ -4,7 +4,8 @@
 # picture is turned round as a whole, so their cards are at the bottom and upright;
 # then the opponent's parts, now at the top and upside down, are turned back in place
 # so they read too (the same parts as host/upright.py turns for two players side by
-# side; the spit piles in the middle read from both sides already).
+# side; the spit piles in the middle read from both sides already). Done part by part,
+# for the columns the app redrew only.
 
 from firmware.view import W, H, AREA_X, AREA_W
 
@@ -34,48 +35,25 @@ REVERSED_BITS = _reversed_bits()   # a byte's bits in the other order (host/upri
 _REV = REVERSED_BITS
 
 
-def turn_all(src, dst):
-    """dst = src turned 180°."""
-    rev = _REV
-    last = _LEN - 1
-    for i in range(_LEN):
-        dst[last - i] = rev[src[i]]
-
-
-def turn_box(buf, p0, p1, x0, x1):
-    """Turn pages p0..p1, columns x0..x1 of buf 180° in place."""
-    rev = _REV
-    tmp = bytearray((p1 - p0 + 1) * (x1 - x0 + 1))
-    k = 0
-    for p in range(p0, p1 + 1):
-        for x in range(x0, x1 + 1):
-            tmp[k] = buf[p * W + x]
-            k += 1
-    k = 0
-    for p in range(p1, p0 - 1, -1):
-        for x in range(x1, x0 - 1, -1):
-            buf[p * W + x] = rev[tmp[k]]
-            k += 1
-
-
-def facing(src, dst, screen_name):
-    """What player 1's own device shows of the app's picture `src`."""
-    turn_all(src, dst)
-    layout = _LAYOUTS.get(screen_name, 0)
-    if layout == HALF:
-        turn_box(dst, 0, 3, 0, W - 1)
-    elif layout == TABLE:
-        turn_box(dst, 0, 1, 0, W - 1)
-        turn_box(dst, 2, 3, 0, AREA_X - 1)
-        turn_box(dst, 2, 3, AREA_X + AREA_W, W - 1)
-    elif layout == 0:
-        dst[:] = src                 # menus and text screens: upright for everyone
-    return dst
+# Where each part of the app's picture goes on player 1's device, by layout: (first page, last page,
+# first column, last column, pages down, columns right) moves the part as it is; a
+# part with no move (None) is turned 180°: page p to 7 - p, column x to W - 1 - x,
+# each byte's bits reversed.
+_PARTS = {
+    0: ((0, 7, 0, W - 1, 0, 0),),
+    HALF: ((4, 7, 0, W - 1, -4, 0), (0, 3, 0, W - 1, None, None)),
+    TABLE: ((6, 7, 0, W - 1, -6, 0),
+            (4, 5, W - AREA_X, W - 1, -2, AREA_X - W),
+            (4, 5, 0, W - 1 - AREA_X - AREA_W, -2, AREA_X + AREA_W),
+            (4, 5, W - AREA_X - AREA_W, W - 1 - AREA_X, None, None),
+            (0, 3, 0, W - 1, None, None)),
+}
 
 
 class FacingDisplay:
     """A display port for the app that shows, on the real one, the picture facing
-    player 1 (every show sends the whole screen)."""
+    player 1. Only what the app redrew is turned and sent (show_spans): a card played
+    costs what it costs on a shared handheld, not the whole screen's 1 KB a frame."""
 
     def __init__(self, display, screen_name):
         self.display = display
@@ -83,10 +61,76 @@ class FacingDisplay:
         self.buf = bytearray(_LEN)
         kind = type(display.fb)
         self.fb = kind(self.buf, W, H, _MONO_VLSB)
-        self._out = bytearray(_LEN)
-        self._outfb = kind(self._out, W, H, _MONO_VLSB)
+        out = getattr(display, "buffer", None)       # the device's port
+        if out is None:
+            out = getattr(display, "buf", None)      # a host's panel
+        self._own = out is None
+        if self._own:                               # any other: a picture of its own
+            out = bytearray(_LEN)
+            self._outfb = kind(out, W, H, _MONO_VLSB)
+        self._out = out
+        self._spans = bytearray(16)
+        self._layout = -1
 
     def show(self):
-        facing(self.buf, self._out, self.screen_name())
-        self.display.fb.blit(self._outfb, 0, 0)
-        self.display.show()
+        self._turn(None)
+        self._send(None)
+
+    def show_spans(self, spans):
+        """spans: the columns the view redrew in each page (view.View.spans)."""
+        self._send(self._turn(spans))
+
+    def _send(self, spans):
+        d = self.display
+        if self._own:
+            d.fb.blit(self._outfb, 0, 0)
+        if spans is None or not hasattr(d, "show_spans"):
+            d.show()
+        else:
+            d.show_spans(spans)
+
+    def _turn(self, spans):
+        """Bring the real picture up to date with the app's where `spans` says it
+        changed (None: everywhere) -> the real picture's changed columns per page."""
+        layout = _LAYOUTS.get(self.screen_name(), 0)
+        if layout != self._layout:
+            self._layout = layout
+            spans = None                  # every byte has another place now
+        src = self.buf
+        dst = self._out
+        rev = _REV
+        out = self._spans
+        for p in range(8):
+            out[2 * p] = 255
+            out[2 * p + 1] = 0
+        for pa, pb, xa, xb, dp, dx in _PARTS[layout]:
+            for p in range(pa, pb + 1):
+                x0 = xa
+                x1 = xb
+                if spans is not None:
+                    if spans[2 * p] > x0:
+                        x0 = spans[2 * p]
+                    if spans[2 * p + 1] < x1:
+                        x1 = spans[2 * p + 1]
+                    if x0 > x1:
+                        continue
+                if dp is None:
+                    q = 7 - p
+                    c0 = W - 1 - x1
+                    c1 = W - 1 - x0
+                    o = q * W
+                    i = p * W + x1
+                    for c in range(o + c0, o + c1 + 1):
+                        dst[c] = rev[src[i]]
+                        i -= 1
+                else:
+                    q = p + dp
+                    c0 = x0 + dx
+                    c1 = x1 + dx
+                    o = q * W
+                    dst[o + c0:o + c1 + 1] = src[p * W + x0:p * W + x1 + 1]
+                if c0 < out[2 * q]:
+                    out[2 * q] = c0
+                if c1 > out[2 * q + 1]:
+                    out[2 * q + 1] = c1
+        return out

@@ -639,6 +639,20 @@ class LinkPlay:
                 pass                  # presses from a lobby: nothing to play yet
         return self._draw_lobby(now)
 
+    def news(self):
+        """Has the link brought what the next step should take at once, not a frame
+        later: a press of the follower's (on the authority), the game's next frames (on
+        the follower)? Each hop of a linked press then costs a loop pass, not a frame."""
+        inbox = self.link.inbox
+        if not inbox or self.mode != PLAYING:
+            return False
+        if not self.link.authority:
+            return True
+        for m in inbox:
+            if m and m[0] == 80:                         # P: a press
+                return True
+        return False
+
     def lines(self):
         """The link-health screen's four lines (also for hosts and tests): what the
         link is doing, the round trip and the sync's bound, the peer, the buttons."""
@@ -698,7 +712,7 @@ class LinkPlay:
         self._facing = face.FacingDisplay(self._real_display, app.screen_name)
         app.ports.display = self._facing
         app.view = View(self._facing.fb)
-        app._show_spans = False
+        app._show_spans = True
 
     def _unface(self):
         if self._facing is None:

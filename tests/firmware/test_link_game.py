@@ -187,6 +187,19 @@ def test_r43_the_guests_cpu_waits_out_a_deal_without_a_move_then_plays_to_the_ho
     assert guest.app.game.snapshot() == host.app.game.snapshot()
 
 
+def facing(src, screen_name):
+    """What player 1's device must show of the app's whole picture `src`: menus as
+    they are; a table or a half-screen turned round (their own side at the bottom),
+    then the top parts turned back so they read, as a side-by-side host shows them."""
+    layout = layout_of(screen_name)
+    if layout == 0:
+        return bytes(src)
+    turned = bytearray(1024)
+    for i in range(1024):
+        turned[1023 - i] = face.REVERSED_BITS[src[i]]
+    return bytes(upright(bytes(turned), layout))
+
+
 def test_each_device_shows_its_own_player_at_the_bottom_upright():
     pair = LinkedPair(framebuf, seed=7)
     host = start_linked_game(pair, seed=7)
@@ -197,9 +210,7 @@ def test_each_device_shows_its_own_player_at_the_bottom_upright():
     # Player 1's device: the app's picture turned round, the top parts turned back:
     # the same as a side-by-side host (host/upright.py) shows after a half turn.
     src = bytes(guest.app.linkplay._facing.buf)
-    turned = bytearray(1024)
-    face.turn_all(src, turned)
-    expected = upright(bytes(turned), layout_of("game"))
+    expected = facing(src, "game")
     assert bytes(guest.disp.panel) == bytes(expected)
     assert guest.disp.panel != host.disp.panel
 
@@ -412,3 +423,91 @@ def test_r43_the_cable_test_survives_noise_drift_a_cut_and_a_restart(who):
     a, b = finish(pair)
     assert pair.wire.dropped > 10 and pair.wire.flipped > 0
     assert a.app.game.round == 1 and a.app.game.rules.target == 1
+
+
+class _FlatPanel:
+    """A display port with no buffer of its own to share and no show_spans: only
+    fb and show() (the whole picture)."""
+
+    def __init__(self):
+        self.pixels = bytearray(1024)
+        self.fb = framebuf.FrameBuffer(self.pixels, 128, 64, framebuf.MONO_VLSB)
+        self.shown = None
+
+    def show(self):
+        self.shown = bytes(self.pixels)
+
+
+@pytest.mark.parametrize("screens", [("game", "summary", "title", "game"),
+                                     ("attract", "over", "pause", "rematch")])
+def test_player_1s_device_turns_and_sends_only_what_the_app_redrew(screens):
+    """The guest's display turns the app's redrawn spans only (not the whole 1 KB a
+    frame): after every show the panel is what facing() says of the whole picture,
+    and the spans it sent held every byte that changed (a checking Panel counts any
+    changed byte outside them). A change of layout (another screen) turns it all."""
+    from host.ports import Panel
+    from shared_rules.rng import Rng
+    panel = Panel(framebuf, check=True)
+    flat = _FlatPanel()
+    name = [screens[0]]
+    ports = [face.FacingDisplay(panel, lambda: name[0]),
+             face.FacingDisplay(flat, lambda: name[0])]
+    rng = Rng(43)
+    picture = bytearray(1024)
+    for fd in ports:
+        fd.show()
+    for step in range(120):
+        name[0] = screens[(step // 30) % len(screens)]
+        spans = bytearray(16)
+        for p in range(8):
+            spans[2 * p], spans[2 * p + 1] = 255, 0
+        for _ in range(1 + rng.below(3)):
+            p = rng.below(8)
+            x0 = rng.below(128)
+            x1 = min(127, x0 + rng.below(40))
+            for x in range(x0, x1 + 1):
+                picture[p * 128 + x] = rng.below(256)
+            spans[2 * p] = min(spans[2 * p], x0)
+            spans[2 * p + 1] = max(spans[2 * p + 1], x1)
+        for fd in ports:
+            fd.buf[:] = picture
+            fd.show_spans(spans)
+        want = bytes(facing(bytes(picture), name[0]))
+        assert bytes(panel.panel) == want, (step, name[0])
+        assert flat.shown == want, (step, name[0])
+    assert panel.span_errors == 0
+    # Most shows sent a page or two, not the whole screen.
+    assert sum(panel.last_widths) < 200
+
+
+def test_r43_news_on_the_link_is_a_guests_press_or_the_hosts_frames_in_a_game():
+    """What makes the device's loop step at once (firmware/main.py): on the authority,
+    a message with a press of the follower's in it (not its every-frame "T" alone); on
+    the follower, anything of the game's; in the lobby, nothing."""
+    pair = LinkedPair(framebuf, seed=12)
+    for d in pair.devs:
+        d.app.link_play(d.clock.now)
+    pair.run_until(lambda: all(d.app.linkplay.link.state == LINKED for d in pair.devs), 10000)
+    host = authority(pair)
+    guest = pair.devs[1 - pair.devs.index(host)]
+    h, g = host.app.linkplay, guest.app.linkplay
+    t_only = b"T\x00\x00\x10\x00"
+    press = b"P\x00\x00\x0f\x00\x01\x01" + t_only
+    h.link.inbox[:] = [press]
+    g.link.inbox[:] = [b"F\x00\x00\x10\x00\x00\x11"]
+    assert (h.mode, g.mode) == (LOBBY, LOBBY) and not h.news() and not g.news()
+    h.link.inbox[:] = []
+    g.link.inbox[:] = []
+    start_linked_game(pair, seed=12)
+    pair.hands = []
+    assert (h.mode, g.mode) == (PLAYING, PLAYING)
+    h.link.inbox[:] = []
+    g.link.inbox[:] = []
+    assert not h.news() and not g.news()
+    h.link.inbox[:] = [t_only, t_only]
+    assert not h.news()
+    h.link.inbox[:] = [t_only, press]
+    assert h.news()
+    g.link.inbox[:] = [b"F\x00\x00\x10\x00\x00\x11"]
+    assert g.news()
+    g.link.inbox[:] = []

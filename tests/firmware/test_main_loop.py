@@ -221,3 +221,47 @@ def test_the_cpu_players_look_ahead_between_frames_and_the_game_stays_the_same(m
     for deciding, pending, room in runs[1][4]:
         assert not deciding and not pending and room >= fm.PREPARE_ROOM_US
     assert len(runs[1][4]) > 300                # once after (nearly) every step
+
+
+class _NewsLink:
+    inbox = ()
+
+    def poll(self, now):
+        pass
+
+
+class _LinkPlayAt:
+    """A linked game's stand-in: the link brings news at `at` (the guest's press on
+    the authority, the authority's frames on the guest); its step takes it."""
+
+    def __init__(self, clock, at):
+        self.clock = clock
+        self.at = at
+        self.link = _NewsLink()
+        self.steps = []
+        self.taken = None
+
+    def news(self):
+        return self.taken is None and ticks_diff(self.clock.ticks_us(), self.at) >= 0
+
+    def step(self, now):
+        self.steps.append(now)
+        if self.taken is None and ticks_diff(now, self.at) >= 0:
+            self.taken = now
+        return False
+
+
+@pytest.mark.parametrize("into_frame_us", [1000, FRAME_US // 2, FRAME_US - 3000])
+def test_r43_what_the_link_brings_is_stepped_at_once_not_at_the_next_frame(
+        monkeypatch, into_frame_us):
+    r = Rig(framebuf)
+    r.inp = RingInput(r.clock)
+    t0 = r.clock.ticks_us()
+    lp = _LinkPlayAt(r.clock, ticks_add(t0, FRAME_US + into_frame_us))
+    r.app.linkplay = lp
+    _run_loop(r, monkeypatch, 3 * FRAME_US)
+    assert lp.taken is not None
+    # Within the loop's pass after it came (its 1 ms sleep), wherever in a frame.
+    assert 0 <= ticks_diff(lp.taken, lp.at) <= 2000
+    # And no extra steps without news: the four frames, and the one the news asked for.
+    assert len(lp.steps) == 5 and lp.taken in lp.steps

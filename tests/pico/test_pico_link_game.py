@@ -114,9 +114,9 @@ def _same_whole_game(results, overs):
     assert other == results[0]
 
 
-# These whole games run in `make test-soak` (docs/TESTING.md): each takes minutes of CPU.
+# The clean game runs in `make test` (about 4 minutes of CPU); the game through every
+# fault, longer in guest time, in `make test-soak` (docs/TESTING.md).
 @pytest.mark.slow
-@pytest.mark.soak
 def test_r43_two_handhelds_play_a_whole_game_by_themselves_with_the_same_transcript(
         pico_firmware, pico_files, tmp_path):
     with LinkedPicos(pico_firmware, files=_house_files(pico_files, tmp_path),

@@ -166,3 +166,67 @@ def test_fast_forwarding_idle_pio_loops_changes_nothing(pico_firmware, pico_file
     slow = sampler_run(pico_firmware, pico_files_no_main, False)
     assert len(json.loads(fast[0])["events"]) == 14
     assert fast == slow
+
+
+EDGE_WATCHER = """\
+import rp2, machine, time, json
+from array import array
+@rp2.asm_pio()
+def watcher():
+    wrap_target()
+    wait(1, pin, 0)
+    label('armed')
+    jmp(pin, 'armed')
+    push(noblock)
+    irq(rel(0))
+    wrap()
+stamps = array('i', [0] * 32)
+n = array('i', [0])
+def stamp(_pio):
+    if n[0] < 32:
+        stamps[n[0]] = time.ticks_us()
+        n[0] += 1
+pin = machine.Pin(16, machine.Pin.IN, machine.Pin.PULL_UP)
+sm = rp2.StateMachine(4, watcher, freq=1_234_567, in_base=pin, jmp_pin=pin)
+rp2.PIO(1).irq(stamp, trigger=0x100, hard=True)
+sm.active(1)
+print('READY')
+time.sleep_ms(40)
+sm.active(0)
+print(json.dumps({'stamps': list(stamps[:n[0]]), 'fifo': sm.rx_fifo(), 'now': time.ticks_us()}))
+"""
+
+
+def edge_watcher_run(pico_firmware, pico_files_no_main, fast_forward):
+    with Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS) as pico:
+        pico.configure(pio_fast_forward=fast_forward)
+        pico.boot()
+        pico.run_for(50_000)
+        pico.interrupt()
+        pico.enter_raw()
+        pico.exec_start(EDGE_WATCHER)
+        pico.read_until(b"READY\r\n")
+        t0 = pico.t_ns + 1_000_000
+        edges = [(pico.t_ns, 16, 1)]           # the line idles high (the pull-up)
+        for k in range(20):
+            # Falling edges 1,013.7 µs + k x 37 ns apart (the watcher's clock is 810 ns a
+            # step, its divider 101.25), low for 3 µs: each lands at another phase.
+            at = t0 + k * (1_013_700 + 37 * k)
+            edges += [(at, 16, 0), (at + 3_000, 16, 1)]
+        pico.schedule(edges)
+        out = pico.exec_finish(guest_ms=3000)
+        return out.strip().splitlines()[-1], pico.t_ns
+
+
+def test_fast_forwarding_a_divided_machine_waiting_on_a_pin_changes_nothing(
+        pico_firmware, pico_files_no_main):
+    # A `jmp pin, self` loop on a slow fractional clock (the link's start-bit watchers'
+    # kind): skipped while the pin stays high, its divider's phase carried across. Stamp
+    # for stamp and in guest time the same as stepping every cycle.
+    fast = edge_watcher_run(pico_firmware, pico_files_no_main, True)
+    slow = edge_watcher_run(pico_firmware, pico_files_no_main, False)
+    got = json.loads(fast[0])
+    assert len(got["stamps"]) == 20 and got["fifo"] == 4       # noblock: the FIFO full
+    gaps = [b - a for a, b in zip(got["stamps"], got["stamps"][1:])]
+    assert all(1010 <= g <= 1017 for g in gaps), gaps
+    assert fast == slow
