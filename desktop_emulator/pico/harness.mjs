@@ -324,20 +324,16 @@ function attachGpioCache() {
       set(value);
     };
   }
-  const pads = chip.peripherals[0x4001c];        // PADS_BANK0: input enables
-  const padsWrite = pads.writeUint32.bind(pads);
-  pads.writeUint32 = (offset, value) => {
-    if (machines.length) settleAll();
-    gpioDirty = true;
-    padsWrite(offset, value);
-  };
-  const io = chip.peripherals[0x40014];          // IO_BANK0: input overrides
-  const ioWrite = io.writeUint32.bind(io);
-  io.writeUint32 = (offset, value) => {
-    if (machines.length) settleAll();
-    gpioDirty = true;
-    ioWrite(offset, value);
-  };
+  // PADS_BANK0 (input enables) and IO_BANK0 (input overrides) change what pins read.
+  for (const base of [0x4001c, 0x40014]) {
+    const p = chip.peripherals[base];
+    const write = p.writeUint32.bind(p);
+    p.writeUint32 = (offset, value) => {
+      if (machines.length) settleAll();
+      gpioDirty = true;
+      write(offset, value);
+    };
+  }
   Object.defineProperty(chip, 'gpioValues', {
     get() {
       if (gpioDirty) {

@@ -35,10 +35,10 @@ REVERSED_BITS = _reversed_bits()   # a byte's bits in the other order (host/upri
 _REV = REVERSED_BITS
 
 
-# Where each part of the app's picture goes on player 1's device, by layout: (first page, last page,
-# first column, last column, pages down, columns right) moves the part as it is; a
-# part with no move (None) is turned 180°: page p to 7 - p, column x to W - 1 - x,
-# each byte's bits reversed.
+# Where each part of the app's picture goes on player 1's device, by layout: (first
+# page, last page, first column, last column, pages down, columns right) moves the part
+# as it is; a part with no move (None) is turned 180°: page p to 7 - p, column x to
+# W - 1 - x, each byte's bits reversed.
 _PARTS = {
     0: ((0, 7, 0, W - 1, 0, 0),),
     HALF: ((4, 7, 0, W - 1, -4, 0), (0, 3, 0, W - 1, None, None)),

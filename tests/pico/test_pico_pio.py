@@ -139,24 +139,36 @@ print(json.dumps({'events': [list(e) for e in evs], 'now': time.ticks_us(),
 """
 
 
-def sampler_run(pico_firmware, pico_files_no_main, fast_forward):
-    with Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS) as pico:
+def run_with_edges(pico_firmware, files, fast_forward, code, edges_after):
+    """Run `code` (it prints READY, then its result last) at the raw REPL, with or
+    without the harness's fast-forward; edges_after(t_ns): the pin edges to make once
+    it is ready. -> (its last line, guest time at the end)."""
+    with Pico(pico_firmware, files=files, buttons=BUTTONS) as pico:
         pico.configure(pio_fast_forward=fast_forward)
         pico.boot()
         pico.run_for(50_000)
         pico.interrupt()
         pico.enter_raw()
-        pico.exec_start(SAMPLER)
+        pico.exec_start(code)
         pico.read_until(b"READY\r\n")
-        t0 = pico.t_ns + 2_000_000
-        edges = []
-        for k, (g, dt) in enumerate([(2, 0), (14, 300), (3, 13_001), (15, 13_000.7),
-                                     (2, 62_000), (14, 62_000.25), (3, 75_000)]):
-            at = t0 + int(dt * 1000)
-            edges += [(at, g, 0), (at + 12_000_000, g, 1)]
-        pico.schedule(edges)
+        pico.schedule(edges_after(pico.t_ns))
         out = pico.exec_finish(guest_ms=3000)
         return out.strip().splitlines()[-1], pico.t_ns
+
+
+def sampler_edges(now):
+    t0 = now + 2_000_000
+    edges = []
+    for g, dt in [(2, 0), (14, 300), (3, 13_001), (15, 13_000.7),
+                  (2, 62_000), (14, 62_000.25), (3, 75_000)]:
+        at = t0 + int(dt * 1000)
+        edges += [(at, g, 0), (at + 12_000_000, g, 1)]
+    return edges
+
+
+def sampler_run(pico_firmware, pico_files_no_main, fast_forward):
+    return run_with_edges(pico_firmware, pico_files_no_main, fast_forward, SAMPLER,
+                          sampler_edges)
 
 
 def test_fast_forwarding_idle_pio_loops_changes_nothing(pico_firmware, pico_files_no_main):
@@ -197,25 +209,20 @@ print(json.dumps({'stamps': list(stamps[:n[0]]), 'fifo': sm.rx_fifo(), 'now': ti
 """
 
 
+def watcher_edges(now):
+    t0 = now + 1_000_000
+    edges = [(now, 16, 1)]                     # the line idles high (the pull-up)
+    for k in range(20):
+        # Falling edges 1,013.7 µs + k x 37 ns apart (the watcher's clock is 810 ns a
+        # step, its divider 101.25), low for 3 µs: each lands at another phase.
+        at = t0 + k * (1_013_700 + 37 * k)
+        edges += [(at, 16, 0), (at + 3_000, 16, 1)]
+    return edges
+
+
 def edge_watcher_run(pico_firmware, pico_files_no_main, fast_forward):
-    with Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS) as pico:
-        pico.configure(pio_fast_forward=fast_forward)
-        pico.boot()
-        pico.run_for(50_000)
-        pico.interrupt()
-        pico.enter_raw()
-        pico.exec_start(EDGE_WATCHER)
-        pico.read_until(b"READY\r\n")
-        t0 = pico.t_ns + 1_000_000
-        edges = [(pico.t_ns, 16, 1)]           # the line idles high (the pull-up)
-        for k in range(20):
-            # Falling edges 1,013.7 µs + k x 37 ns apart (the watcher's clock is 810 ns a
-            # step, its divider 101.25), low for 3 µs: each lands at another phase.
-            at = t0 + k * (1_013_700 + 37 * k)
-            edges += [(at, 16, 0), (at + 3_000, 16, 1)]
-        pico.schedule(edges)
-        out = pico.exec_finish(guest_ms=3000)
-        return out.strip().splitlines()[-1], pico.t_ns
+    return run_with_edges(pico_firmware, pico_files_no_main, fast_forward, EDGE_WATCHER,
+                          watcher_edges)
 
 
 def test_fast_forwarding_a_divided_machine_waiting_on_a_pin_changes_nothing(
