@@ -257,6 +257,22 @@ def _wait_both(pair, pattern, guest_ms, wall_s):
         pair.run_for(20_000, wall_s=wall_s)
 
 
+def _link_and_deal(pair, lobby_ms, wall_s):
+    """Both chips at the title: chip 0's player chooses LINK PLAY (A, then B), both
+    link; after lobby_ms the host deals (B). -> the host's chip index."""
+    pair.wait_lines([b"spit: screen=title", b"spit: screen=title"], guest_ms=5000,
+                    wall_s=wall_s)
+    a = pair.chips[0]
+    a.press(GAME_BUTTONS[0], hold_us=40_000)      # A: to LINK PLAY
+    pair.run_for(120_000, wall_s=wall_s)
+    a.press(GAME_BUTTONS[1], hold_us=40_000)      # B: choose it
+    links = _wait_both(pair, rb"spit: link LINKED host=([01])", 2000, wall_s)
+    host_i = [int(m.group(1)) for m in links].index(1)
+    pair.run_for(lobby_ms * 1000, wall_s=wall_s)
+    pair.chips[host_i].press(GAME_BUTTONS[1], hold_us=40_000)   # B: deal
+    return host_i
+
+
 def game_sync_case(firmware, files, ppm, lobby_ms=1200, game_ms=1200, wall_s=900.0):
     """The real firmware (main.py and all) on both chips: LINK PLAY chosen on chip 0,
     the host deals, game_ms of the game; then both stopped (Ctrl-C) and the host's clock
@@ -268,17 +284,8 @@ def game_sync_case(firmware, files, ppm, lobby_ms=1200, game_ms=1200, wall_s=900
                      timer_start_us=TIMER_STARTS) as pair:
         pair.faults(ppm=ppm)
         pair.boot()
-        pair.wait_lines([b"spit: screen=title", b"spit: screen=title"], guest_ms=5000,
-                        wall_s=wall_s)
-        a = pair.chips[0]
-        a.press(GAME_BUTTONS[0], hold_us=40_000)      # A: to LINK PLAY
-        pair.run_for(120_000, wall_s=wall_s)
-        a.press(GAME_BUTTONS[1], hold_us=40_000)      # B: choose it
-        links = _wait_both(pair, rb"spit: link LINKED host=([01])", 2000, wall_s)
-        host_i = [int(m.group(1)) for m in links].index(1)
+        host_i = _link_and_deal(pair, lobby_ms, wall_s)
         host = pair.chips[host_i]
-        pair.run_for(lobby_ms * 1000, wall_s=wall_s)
-        host.press(GAME_BUTTONS[1], hold_us=40_000)   # B: deal
         pair.run_for(game_ms * 1000, wall_s=wall_s)
         host.interrupt(wall_s=wall_s)
         host.enter_raw(soft_reset=False, wall_s=wall_s)
@@ -329,17 +336,8 @@ def game_race_case(firmware, files, ppm, gaps_us, per_gap, lobby_ms=1200, wall_s
                      timer_start_us=TIMER_STARTS) as pair:
         pair.faults(ppm=ppm)
         pair.boot()
-        pair.wait_lines([b"spit: screen=title", b"spit: screen=title"], guest_ms=5000,
-                        wall_s=wall_s)
-        a = pair.chips[0]
-        a.press(GAME_BUTTONS[0], hold_us=40_000)
-        pair.run_for(120_000, wall_s=wall_s)
-        a.press(GAME_BUTTONS[1], hold_us=40_000)
-        links = _wait_both(pair, rb"spit: link LINKED host=([01])", 2000, wall_s)
-        host_i = [int(m.group(1)) for m in links].index(1)
+        host_i = _link_and_deal(pair, lobby_ms, wall_s)
         host = pair.chips[host_i]
-        pair.run_for(lobby_ms * 1000, wall_s=wall_s)
-        host.press(GAME_BUTTONS[1], hold_us=40_000)           # deal
         pair.run_for(300_000, wall_s=wall_s)
         for c in pair.chips:                                   # "Spit!" on each
             c.press(GAME_BUTTONS[1], hold_us=40_000)
@@ -433,16 +431,7 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False):
             c.i2c_log.clear()
             c.exec_start("import pico_bench_device as b\nb.linked(%d)\n" % seconds,
                          wall_s=wall_s)
-        pair.wait_lines([b"spit: screen=title", b"spit: screen=title"], guest_ms=5000,
-                        wall_s=wall_s)
-        a = pair.chips[0]
-        a.press(GAME_BUTTONS[0], hold_us=40_000)               # A: to LINK PLAY
-        pair.run_for(120_000, wall_s=wall_s)
-        a.press(GAME_BUTTONS[1], hold_us=40_000)
-        links = _wait_both(pair, rb"spit: link LINKED host=([01])", 2000, wall_s)
-        host_i = [int(m.group(1)) for m in links].index(1)
-        pair.run_for(1_200_000, wall_s=wall_s)
-        pair.chips[host_i].press(GAME_BUTTONS[1], hold_us=40_000)   # deal
+        host_i = _link_and_deal(pair, 1200, wall_s)
         pair.run_for(300_000, wall_s=wall_s)
         t0 = pair.t_ns
         rng = Rng(seed)

@@ -330,7 +330,7 @@ def linked(seconds, max_frames=0, max_presses=0):
             o_frame[i] = k[0]
             k[2] = i + 1
 
-    def timed_step(now, step=None):
+    def timed_step(now):
         i = k[0]
         if on[0] and i < n:
             f_start[i] = now
