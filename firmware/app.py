@@ -183,7 +183,15 @@ class App:
     def step(self, now_us):
         """One non-blocking iteration; returns True if the display was updated."""
         if self.linkplay is not None:
-            return self.linkplay.step(now_us)
+            try:
+                return self.linkplay.step(now_us)
+            except MemoryError:
+                # Link play's own allocations (a message, a block of the kept stream):
+                # collect and say so, as for a frame of the app's, and go on with the
+                # next frame. Not tried again at once: the frame may have stepped the
+                # game already; what it could not send, the round's digest catches.
+                self._low_memory(now_us)
+                return False
         link = getattr(self.ports, "link", None)
         if link is not None and (self.screen == TITLE or self.screen == ATTRACT):
             # The other handheld calls (it restarted us mid-game, or its player chose

@@ -16,10 +16,16 @@
 # in force. It sends exactly that, in order, to the follower, whose own app steps the
 # same frames with the same events: the same decisions, screens, sounds and recording,
 # by construction (R40). A digest of the game at every round's end is checked by the
-# follower, so any divergence is caught and said. The stream is kept (`log`), so a
-# follower that restarted, or a device that joins, is brought to the same place by
-# stepping it all again; and a device that holds the game when its authority restarted
-# takes over (the election prefers the device holding more, link.py).
+# follower, so any divergence is caught and said. The stream is kept (`log`,
+# firmware/link/stream.py), so a follower that restarted, or a device that joins, is
+# brought to the same place by stepping it all again; and a device that holds the game
+# when its authority restarted takes over (the election prefers the device holding
+# more, link.py). Kept is what changes the game: a frame sent only so that the
+# follower's clock goes on (H, when nothing has changed for FLUSH_US) is not, because
+# a frame that changes nothing need not be stepped again (as in the app's own
+# recording). So the kept stream grows with what is played, not with the time a game
+# stands on a screen. It goes to the link a window ahead at most (_AHEAD), so a rejoin
+# does not copy the whole game into the link's queue at once.
 #
 # The cable test: with the house rule "link_player = cpu hard" (firmware/house.py) the
 # CPU plays this device's own player. Its presses are this device's presses: stamped
@@ -37,6 +43,7 @@
 #                                        4 R37's target follows (when it is not 100)
 #   E  t(4) player(1) code(1) down(1)                             a button event
 #   F  t(4) bound(2)                                              step the app at t
+#   H  t(4) bound(2)             the same, a frame that changed nothing: never kept
 #   D  round(2) digest(3)                                         the state, checked
 #   W  authority's player(1)                                      who holds the game
 # follower -> authority (one message a frame):
@@ -56,6 +63,7 @@ from firmware.screens import TITLE, GAME, A, B, LEFT, RIGHT, UP, DOWN, PAUSE_BUT
 from shared_rules.pad import BUTTON_NAMES
 from firmware.link.link import Link, LINKED, INCOMPATIBLE, LOOPED
 from firmware.link import face
+from firmware.link.stream import StreamLog
 
 from shared_rules.compat import const
 
@@ -64,6 +72,7 @@ LEAVE_US = const(5000000)        # LINK LOST this long: A leaves link play
 _MASK = const(0x3FFFFFFF)
 _MSG = const(150)                # stream bytes gathered into one message at most
 _TARGET = const(100)             # R37's target, unless the start record names another
+_AHEAD = const(16)               # kept messages handed to the link, not yet acknowledged
 
 LOBBY = const(0)
 PLAYING = const(1)
@@ -117,7 +126,9 @@ class LinkPlay:
         self.base = 0                # authority: local time - game time
         self.paused_at = None        # authority: when the link went down mid-game
         self.game_t = 0              # the game time of the last frame stepped
-        self.log = []                # the stream of the current game, message by message
+        self.log = StreamLog()       # the stream of the current game, message by message
+        self._sent = 0               # how many of its messages went to the link
+        self._fed = 0                # and where the next one is in the log
         self._cur = bytearray()
         self._flushed_t = now
         self._epoch = 0
@@ -179,11 +190,13 @@ class LinkPlay:
         if isinstance(self.clock, _StepClock):
             self.clock.t = now
         lk = self.link
-        lk.hold = len(self.log)
+        lk.hold = self.log.count
         lk.poll(now)
         if lk.epoch != self._epoch:
             self._epoch = lk.epoch
             self._new_session(now)
+        if self._sent < self.log.count:
+            self._feed()
         evs = self._local(now)
         if self.app.link_cpu:
             evs = self._cpu_presses(now, evs)
@@ -270,13 +283,13 @@ class LinkPlay:
             if self.paused_at is None:
                 self.paused_at = now
             # It may hold nothing: the whole game again, in order.
-            for m in self.log:
-                lk.send(m)
+            self._sent = self._fed = 0
+            self._feed()
         else:
             # The peer holds more of the game: it sends it all; step it again.
             self.mode = LOBBY
             self.leading = False
-            self.log = []
+            self._forget()
             self._unface()
             self.app.to_title(now)
 
@@ -335,17 +348,16 @@ class LinkPlay:
         drew = app.step_alone(gt)
         self.game_t = gt
         busy = app.busy_frames
-        if n_ev or busy != self._busy or app.screen != self._screen or \
-                ticks_diff(now, self._flushed_t) >= FLUSH_US:
-            r = bytearray(b"F")
-            _put32(r, gt)
-            r.append(bound >> 8)
-            r.append(bound & 0xFF)
-            self._record(r)
+        if n_ev or busy != self._busy or app.screen != self._screen:
+            self._record(_frame(b"F", gt, bound))
             self._digest()
             self._busy = busy
             self._screen = app.screen
             self._flush(now)
+        elif ticks_diff(now, self._flushed_t) >= FLUSH_US:
+            self._flush(now)
+            if self._sent == self.log.count:     # (a rejoining peer: the kept stream first)
+                lk.send(_frame(b"H", gt, bound))
         return drew
 
     def _from_guest(self, m, sync, bound, evs):
@@ -394,10 +406,23 @@ class LinkPlay:
             self._flushed_t = now
         if not self._cur:
             return
-        m = bytes(self._cur)
+        self.log.append(self._cur)
         self._cur = bytearray()
-        self.log.append(m)
-        self.link.send(m)
+        self._feed()
+
+    def _feed(self):
+        """Hand the kept stream to the link in order, _AHEAD messages ahead of the
+        peer's acknowledgement at most."""
+        lk = self.link
+        log = self.log
+        while self._sent < log.count and lk.pending() < _AHEAD:
+            m, self._fed = log.read(self._fed)
+            lk.send(m)
+            self._sent += 1
+
+    def _forget(self):
+        self.log.clear()
+        self._sent = self._fed = 0
 
     def start(self, now, seed=None, rules=None):
         """The authority starts a linked game with the settings of its menu (a host may
@@ -412,7 +437,7 @@ class LinkPlay:
         self._held = []
         self.game_t = now
         self.paused_at = None
-        self.log = []
+        self._forget()
         self._cur = bytearray()
         self._digest_at = None
         conduct = app.settings_conduct()
@@ -466,7 +491,8 @@ class LinkPlay:
             m = lk.recv()
             if m is None:
                 break
-            self.log.append(m)
+            if _kept(m):
+                self.log.append(m)
             if self._apply(m, now):
                 drew = True
         return drew
@@ -482,7 +508,7 @@ class LinkPlay:
             if k == 69 and i + 8 <= n:                           # E
                 self._evs.append((_u32(m, i + 1), m[i + 5], m[i + 6], m[i + 7]))
                 i += 8
-            elif k == 70 and i + 7 <= n:                         # F
+            elif (k == 70 or k == 72) and i + 7 <= n:            # F, H
                 tb = app.table
                 if tb is not None and isinstance(tb.arbiter, LinkArbiter):
                     tb.arbiter.bound_us = (m[i + 5] << 8) | m[i + 6]
@@ -541,7 +567,8 @@ class LinkPlay:
             conduct = Conduct.parse(bytes(m[j:]).decode().split()[1:])
         except (ValueError, UnicodeError):
             conduct = None
-        self.log = [m]
+        self._forget()
+        self.log.append(m)
         self._evs = []
         self.diverged = -1
         self.leading = False
@@ -629,8 +656,9 @@ class LinkPlay:
                 m = lk.recv()
                 if m is None:
                     break
-                if m[0] == 83 or self.mode == PLAYING:
-                    self.log.append(m)
+                if m and (m[0] == 83 or self.mode == PLAYING):
+                    if _kept(m):
+                        self.log.append(m)
                     self._apply(m, now)
             if self.mode == PLAYING:
                 return True
@@ -723,6 +751,19 @@ class LinkPlay:
         app.view = self._real_view
         app._show_spans = hasattr(self._real_display, "show_spans")
         app.view.invalidate()
+
+
+def _frame(kind, t, bound):
+    r = bytearray(kind)
+    _put32(r, t)
+    r.append(bound >> 8)
+    r.append(bound & 0xFF)
+    return r
+
+
+def _kept(m):
+    # An H message (the authority sends it alone) changes nothing: not kept.
+    return len(m) > 0 and m[0] != 72
 
 
 def _rules(flags, target):

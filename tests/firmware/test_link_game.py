@@ -8,7 +8,7 @@ from firmware import house
 from firmware.link import face
 from firmware.link.frame import encode
 from firmware.link.link import LINKED, INCOMPATIBLE
-from firmware.link.play import LOBBY, PLAYING
+from firmware.link.play import LOBBY, PLAYING, _AHEAD as AHEAD
 from host.simlink import LinkedPair, start_linked_game, authority
 from host.upright import upright, layout_of
 from host.rig import BotHand
@@ -99,10 +99,17 @@ def test_r43_a_device_that_restarts_rejoins_the_game_where_it_was(who):
     fresh = pair.restart(k)
     assert fresh.app.linkplay is None and fresh.app.screen_name() == "title"
     other = pair.devs[1 - k]          # its HELLO takes the fresh menu into link play
-    pair.run_until(lambda: fresh.app.linkplay is not None and
-                   fresh.app.linkplay.mode == PLAYING and
-                   len(fresh.app.linkplay.log) == len(other.app.linkplay.log) and
-                   not other.app.linkplay.link.pending(), 20000)
+    assert len(other.app.linkplay.log) > 4 * AHEAD
+    queued = []                       # the kept stream goes to the link a window at a time
+
+    def caught_up():
+        queued.append(other.app.linkplay.link.pending())
+        return (fresh.app.linkplay is not None and fresh.app.linkplay.mode == PLAYING and
+                len(fresh.app.linkplay.log) == len(other.app.linkplay.log) and
+                not other.app.linkplay.link.pending())
+
+    pair.run_until(caught_up, 20000)
+    assert AHEAD <= max(queued) <= AHEAD + 1
     assert fresh.app.linkplay.me == me                    # the same player as before
     assert fresh.app.game.snapshot() == other.app.game.snapshot()
     assert authority(pair) is (other if who == "authority" else pair.devs[1 - k])
@@ -511,3 +518,45 @@ def test_r43_news_on_the_link_is_a_guests_press_or_the_hosts_frames_in_a_game():
     g.link.inbox[:] = [b"F\x00\x00\x10\x00\x00\x11"]
     assert g.news()
     g.link.inbox[:] = []
+
+
+def test_r43_a_game_standing_on_a_screen_keeps_nothing_more_but_the_guests_clock_goes_on():
+    """The kept stream (for a peer that rejoins) grows with what is played, not with the
+    time: the frames sent only so that the guest's clock goes on are not kept."""
+    pair, host = _cable_test_pair(seed=11)
+    pair.run_until(lambda: over(pair), GAME_MS)
+    pair.step_ms(2000)
+    guest = [d for d in pair.devs if d is not host][0]
+    kept = [(d.app.linkplay.log.count, d.app.linkplay.log.nbytes) for d in pair.devs]
+    assert kept[0] == kept[1] and kept[0][0] > 20
+    t0 = guest.app.linkplay.game_t
+    pair.step_ms(60000)                                   # a minute on the final screen
+    assert [(d.app.linkplay.log.count, d.app.linkplay.log.nbytes) for d in pair.devs] == kept
+    assert 59800000 <= (guest.app.linkplay.game_t - t0) & 0x3FFFFFFF <= 60200000
+    assert guest.app.now == guest.app.linkplay.game_t     # stepped at the host's time
+
+
+def test_a_link_play_step_out_of_heap_is_said_and_the_game_goes_on():
+    """A MemoryError in link play's own step (a message, a block of the kept stream)
+    does not leave the app's step: collected, LOW MEMORY said, the next frame plays."""
+    pair = LinkedPair(framebuf, seed=7)
+    host = start_linked_game(pair, seed=7)
+    pair.step_ms(3000)
+    lp = host.app.linkplay
+    local = lp._local                 # the step's first allocation of its own
+    fails = [2]
+
+    def local_out_of_heap(now):
+        if fails[0]:
+            fails[0] -= 1
+            raise MemoryError("memory allocation failed")
+        return local(now)
+
+    lp._local = local_out_of_heap
+    frames = host.app.frames
+    pair.step_ms(200)
+    assert fails[0] == 0 and host.app.mem_errors == 2
+    assert host.app.frames > frames + 3                   # the frames after it played
+    assert host.app.note == "LOW MEMORY"
+    lp._local = local
+    finish(pair)

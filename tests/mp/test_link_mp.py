@@ -43,3 +43,19 @@ def test_a_linked_game_plays_the_same_on_micropython_and_cpython():
     assert int(lines[1].split()[-1]) > 1000
     assert lines[2].startswith("table over ")
     assert lines[3] == "same table True" and lines[4] == "diverged -1 -1"
+
+
+def test_the_kept_stream_allocates_only_its_blocks_on_micropython():
+    """3,000 frame records kept in a 64 KB heap: an append allocates only when it opens
+    a new block (the others pass with the heap locked), and the whole stream holds
+    little more than its bytes (a list of bytes objects would need several times it)."""
+    mp = run_micropython(ROOT / "tests/mp/link_stream.py", heap="64K")
+    assert mp.returncode == 0, mp.stderr + mp.stdout[-2000:]
+    lines = mp.stdout.splitlines()
+    assert lines[0] == "messages 3000 bytes 21000"
+    blocks = -(-3000 * 8 // 1024)                          # 8 bytes kept a message
+    assert lines[1] == "appends that allocated %d blocks %d" % (blocks, blocks)
+    assert lines[2] == "refused appends left the log unchanged True"
+    held = int(lines[3].split()[2])
+    assert blocks * 1024 <= held <= blocks * (1024 + 64) + 256, lines[3]   # a header a block
+    assert lines[4] == "read back 3000 in order True"

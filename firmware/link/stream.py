@@ -1,0 +1,78 @@
+# The stream of a linked game as this device keeps it (R43): every message of the
+# game's stream, in order, so that a peer that restarted is brought to the same place
+# by stepping it all again (firmware/link/play.py), and so that the election can tell
+# which device holds more of the game (its count).
+#
+# Why not a list of bytes: on the chip each small bytes object costs two heap blocks
+# (32 bytes or more for a 7-byte message) and a list slot, and the list asks for an
+# ever larger contiguous block as it grows, until one allocation fails in the middle of
+# a game. Here the messages sit end to end in blocks of one size, each behind a length
+# byte: one byte of overhead a message, and the only allocation is a new block when the
+# last one is full. A length byte of 0 ends a block (a new block is all zeros).
+
+from shared_rules.compat import const
+
+BLOCK = const(1024)
+_LONGEST = const(255)            # a message's length fits its length byte (frames: 200)
+
+
+class StreamLog:
+    def __init__(self, block=BLOCK):
+        self.block = block
+        self._blocks = []
+        self._end = block            # where the last block is filled to (none yet: full)
+        self.count = 0               # messages kept
+        self.nbytes = 0              # their bytes
+
+    def __len__(self):
+        return self.count
+
+    def clear(self):
+        self._blocks = []
+        self._end = self.block
+        self.count = 0
+        self.nbytes = 0
+
+    def append(self, m):
+        """Keep a message (bytes-like, 1 to 255 bytes; an empty one says nothing and
+        is not kept)."""
+        n = len(m)
+        if n == 0:
+            return
+        if n > _LONGEST or n + 1 > self.block:
+            raise ValueError("stream message of %d bytes" % n)
+        end = self._end
+        if end + 1 + n > self.block:
+            self._blocks.append(bytearray(self.block))
+            end = 0
+        b = self._blocks[-1]
+        b[end] = n
+        b[end + 1:end + 1 + n] = m
+        self._end = end + 1 + n
+        self.count += 1
+        self.nbytes += n
+
+    def read(self, pos):
+        """The message at `pos` (0: the first) and the position of the next, or
+        (None, pos) past the last."""
+        size = self.block
+        k = pos // size
+        off = pos - k * size
+        blocks = self._blocks
+        while k < len(blocks):
+            b = blocks[k]
+            if off < size:
+                n = b[off]
+                if n:
+                    return bytes(b[off + 1:off + 1 + n]), k * size + off + 1 + n
+            k += 1
+            off = 0
+        return None, pos
+
+    def __iter__(self):
+        pos = 0
+        while True:
+            m, pos = self.read(pos)
+            if m is None:
+                return
+            yield m

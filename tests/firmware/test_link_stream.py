@@ -1,0 +1,93 @@
+"""The kept stream of a linked game (firmware/link/stream.py): every message back, in
+order, whatever the block boundaries; one length byte a message; bad sizes refused.
+Its heap on the real MicroPython: tests/mp/test_link_mp.py."""
+import pytest
+from hypothesis import given, strategies as st
+
+from firmware.link.stream import StreamLog
+
+
+def test_messages_come_back_in_order_across_blocks():
+    log = StreamLog(block=16)
+    msgs = [bytes([k]) * (1 + k % 15) for k in range(1, 40)]
+    for m in msgs:
+        log.append(m)
+    assert list(log) == msgs
+    assert len(log) == log.count == 39
+    assert log.nbytes == sum(len(m) for m in msgs)
+
+
+def test_read_walks_the_log_by_position_and_stops_past_the_last():
+    log = StreamLog(block=8)
+    for m in (b"abc", b"defg", b"h", b"ijklmno"):
+        log.append(m)
+    pos = 0
+    got = []
+    while True:
+        m, nxt = log.read(pos)
+        if m is None:
+            assert nxt == pos
+            break
+        assert nxt > pos
+        got.append(m)
+        pos = nxt
+    assert got == [b"abc", b"defg", b"h", b"ijklmno"]
+    assert log.read(pos) == (None, pos)       # and it stays there
+    log.append(b"pq")                         # a later message is read from there
+    assert log.read(pos)[0] == b"pq"
+
+
+def test_a_message_that_fills_a_block_exactly_is_followed_by_the_next_block():
+    log = StreamLog(block=8)
+    log.append(b"1234567")                    # 1 + 7: the whole block
+    log.append(b"x")
+    assert list(log) == [b"1234567", b"x"]
+    assert len(log._blocks) == 2
+
+
+def test_one_length_byte_a_message_and_a_block_only_when_the_last_is_full():
+    log = StreamLog(block=1024)
+    for _ in range(128):
+        log.append(b"F\x00\x01\x02\x03\x00\x10")  # 8 bytes kept each: 128 fill 1024
+    assert len(log._blocks) == 1
+    log.append(b"F\x00\x01\x02\x03\x00\x10")
+    assert len(log._blocks) == 2
+
+
+def test_an_empty_message_is_not_kept_and_one_too_long_is_refused():
+    log = StreamLog(block=64)
+    log.append(b"")
+    assert log.count == 0 and list(log) == []
+    with pytest.raises(ValueError, match="stream message of 64 bytes"):
+        log.append(bytes(64))                 # with its length byte it fits no block
+    with pytest.raises(ValueError, match="stream message of 256 bytes"):
+        StreamLog(block=1024).append(bytes(256))
+    log.append(bytes(63))
+    assert list(log) == [bytes(63)]
+
+
+def test_clear_forgets_everything():
+    log = StreamLog(block=16)
+    for k in range(10):
+        log.append(b"abcde")
+    log.clear()
+    assert log.count == 0 and log.nbytes == 0 and list(log) == []
+    log.append(b"z")
+    assert list(log) == [b"z"]
+
+
+def test_a_message_is_copied_when_kept():
+    log = StreamLog()
+    b = bytearray(b"abc")
+    log.append(b)
+    b[0] = ord("z")
+    assert list(log) == [b"abc"]
+
+
+@given(st.lists(st.binary(min_size=1, max_size=200), max_size=60),
+       st.integers(min_value=201, max_value=700))
+def test_any_messages_come_back_as_kept(msgs, block):
+    log = StreamLog(block=block)
+    for m in msgs:
+        log.append(m)
+    assert list(log) == msgs and log.count == len(msgs)
