@@ -93,7 +93,8 @@ _RANK_TEXT = ("2", "3", "4", "5", "s", "7", "8", "n", "10", "J", "Q", "K", "A")
 
 class Message:
     """What a player's message corner shows: two lines, inverted or not, and a bar
-    (0..BAR_MAX, or -1: none) under the first line. seq changes when it does."""
+    (0..BAR_MAX, or -1: none) under the first line. seq changes when it does; words
+    when anything but the bar does (a bar that runs down redraws only itself)."""
 
     def __init__(self):
         self.l1 = ""
@@ -101,6 +102,7 @@ class Message:
         self.inv = False
         self.bar = -1
         self.seq = 0
+        self.words = 0
 
     def set(self, l1, l2="", inv=False, bar=-1):
         if l1 != self.l1 or l2 != self.l2 or inv != self.inv or bar != self.bar:
@@ -109,6 +111,7 @@ class Message:
             self.inv = inv
             self.bar = bar
             self.seq = (self.seq + 1) & 0xFFFFF
+            self.words = self.seq
 
     def set_bar(self, bar):
         if bar != self.bar:
@@ -224,6 +227,10 @@ class View:
         _build_glyphs(type(fb))
         self.spans = bytearray(16)    # per page: first column, last column (first > last: clean)
         self._keys = [-1] * _NKEYS
+        # The message corners as drawn: whose Message, its words, its bar.
+        self._shown_msg = [None, None]
+        self._shown_words = [-1, -1]
+        self._shown_bar = [-1, -1]
         self._kind = 0
         self._text_key = -1
         self.budget = DRAW_BUDGET
@@ -540,8 +547,18 @@ class View:
                         behind = True
             elif keys[_MSG + p] != msgs[p].seq:
                 if left > 0:
-                    keys[_MSG + p] = msgs[p].seq
-                    self._message(msgs[p], MSG_X, p)
+                    m = msgs[p]
+                    if keys[_MSG + p] >= 0 and self._shown_msg[p] is m and \
+                            self._shown_words[p] == m.words and \
+                            self._shown_bar[p] >= 0 and m.bar >= 0:
+                        # Only the fumble's bar ran on (R41): its end, not the corner.
+                        self._bar_end(m, self._shown_bar[p], MSG_X, p)
+                    else:
+                        self._message(m, MSG_X, p)
+                    keys[_MSG + p] = m.seq
+                    self._shown_msg[p] = m
+                    self._shown_words[p] = m.words
+                    self._shown_bar[p] = m.bar
                     left -= 1
                     drew = True
                 else:
@@ -681,6 +698,14 @@ class View:
                 self.fill_rect(x + 1, y + 9, m.bar, 4, fg, rot)
         else:
             self.med_centred(m.l2, y + 8, fg, rot, x, MSG_W)
+
+    def _bar_end(self, m, was, x, rot):
+        # As _message draws the bar: from x + 1, 4 rows under the first line.
+        lo = was if was < m.bar else m.bar
+        n = m.bar - was if was < m.bar else was - m.bar
+        fg = 0 if m.inv else 1
+        self.fill_rect(x + 1 + lo, MSG_Y + 9, n, 4, fg if m.bar > was else 1 - fg, rot)
+        self._mark(x + 1 + lo, MSG_Y + 9, n, 4, rot)
 
     def _info(self, rnd, pts, rot):
         x = INFO_X

@@ -133,3 +133,59 @@ def test_a_whole_table_comes_two_regions_a_call_beyond_the_decisive_ones():
             break
     assert max(drawn) == V.DRAW_BUDGET == 2
     assert sum(drawn) >= 12 and len(drawn) >= 8
+
+
+def _span_bytes(v):
+    s = v.spans
+    return sum(s[2 * p + 1] - s[2 * p] + 1 for p in range(8) if s[2 * p] <= s[2 * p + 1])
+
+
+@pytest.mark.parametrize("inv", [False, True])
+@pytest.mark.parametrize("player", [0, 1])
+def test_r41_a_fumbles_bar_running_down_redraws_only_its_end(player, inv):
+    """The fumble's bar runs down every frame (R41): only the columns it left are drawn
+    and sent, not the corner's words again; the picture is what a whole redraw draws."""
+    g, (cur, msgs, bar) = _game_and_args()
+    buf, v = _unlimited_view()
+    v.game(g, cur, msgs, bar)
+    msgs[player].set("FUMBLE", inv=inv, bar=V.BAR_MAX)
+    v.clear_spans()
+    v.game(g, cur, msgs, bar)
+    whole = _span_bytes(v)
+    assert whole >= V.MSG_W * 2                          # the corner: 34 columns, 2 pages
+    for b in (V.BAR_MAX - 1, V.BAR_MAX - 3, 20, 21, 7, 0, 1):
+        msgs[player].set_bar(b)
+        v.clear_spans()
+        v.game(g, cur, msgs, bar)
+        assert 1 <= _span_bytes(v) <= 14                 # the bar's end: one page
+        ref_buf, ref = _unlimited_view()
+        ref.game(g, cur, msgs, bar)
+        assert buf == ref_buf, b
+    msgs[player].set("NO", inv=inv, bar=5)               # new words: the corner again
+    v.clear_spans()
+    v.game(g, cur, msgs, bar)
+    assert _span_bytes(v) >= V.MSG_W * 2
+    ref_buf, ref = _unlimited_view()
+    ref.game(g, cur, msgs, bar)
+    assert buf == ref_buf
+
+
+def test_a_bar_on_a_message_the_view_never_drew_draws_the_whole_corner():
+    g, (cur, msgs, bar) = _game_and_args()
+    buf, v = _unlimited_view()
+    msgs[0].set("FUMBLE", bar=20)
+    v.game(g, cur, msgs, bar)
+    other = [V.Message(), msgs[1]]                      # another Message
+    other[0].set("NO!", bar=20)                         # its words counted as msgs[0]'s
+    other[0].set_bar(19)
+    v.game(g, cur, other, bar)
+    ref_buf, ref = _unlimited_view()
+    ref.game(g, cur, other, bar)
+    assert buf == ref_buf
+    v.game(g, cur, msgs, bar)
+    v.invalidate()                                       # forgotten: all of it again
+    msgs[0].set_bar(3)
+    v.game(g, cur, msgs, bar)
+    ref_buf, ref = _unlimited_view()
+    ref.game(g, cur, msgs, bar)
+    assert buf == ref_buf
