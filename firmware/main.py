@@ -235,6 +235,8 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
             # Decide and show a press as soon as the arbiter may (its first-touch window
             # has passed), not at the next frame: up to a frame less from touch to pixels.
             soon = ticks_add(now, app.window_us + EXTRA_STEP_US)
+            if app.linkplay is not None:
+                app.linkplay.ask(now)  # linked: the guest's word comes within the window
         if ticks_diff(now, next_frame) >= 0 or (soon is not None and ticks_diff(now, soon) >= 0):
             drew = app.step(now)
             if not drew and flush is not None and display.behind:

@@ -235,6 +235,12 @@ class Link:
             raise ValueError("message of %d bytes" % len(payload))
         self._backlog.append(bytes(payload))
 
+    def flush(self, now=None):
+        """Put what was queued on the line now, not at the next poll: a press, or the
+        decision it waits for, is a loop pass sooner on the other side (R43)."""
+        if self.state == LINKED and self.peer_uid is not None:
+            self._pump(self.clock.ticks_us() if now is None else now)
+
     def recv(self):
         """The next game message (bytes), or None."""
         if self.inbox:

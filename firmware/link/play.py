@@ -50,6 +50,8 @@
 #   P  t(4) code(1) down(1)                                       my player's button
 #   T  t(4)                            I have sent every press touched before t
 #   X  round(2)                                                   my digest differs
+# authority -> follower, outside the stream (never kept in `log`):
+#   Q                                  a press waits for your T: say it now
 
 from shared_rules.arbiter import ticks_diff
 from firmware.link.arbiter import LinkArbiter
@@ -141,6 +143,7 @@ class LinkPlay:
         self.late = 0                # remote presses that came after their window
         self._water = None           # authority: the guest has sent all it touched before
         self._held = []              # authority: own presses not yet reached by game time
+        self._asked = False          # authority: a Q went out, no T has come since
         self.lag_us = 0              # authority: how far the game's time is behind its clock
         self.lag_max_us = 0
         self.presses_in = 0
@@ -274,6 +277,7 @@ class LinkPlay:
                 self.base = (now - self.game_t) & _MASK
                 self._water = None       # until the new guest says what it has sent
                 self._held = []
+                self._asked = False
                 self.remote = 1 - self.me
                 tb = self.app.table
                 if tb is not None and isinstance(tb.arbiter, LinkArbiter):
@@ -335,6 +339,9 @@ class LinkPlay:
         tb = app.table
         if tb is not None and isinstance(tb.arbiter, LinkArbiter):
             tb.arbiter.bound_us = bound
+        arb = tb.arbiter if tb is not None else None
+        if lag > 0 and (held or (arb is not None and arb.pending())):
+            self.ask(now)
         for e in evs:
             r = bytearray(b"E")
             _put32(r, e[0])
@@ -375,6 +382,7 @@ class LinkPlay:
                     evs.append((t, self.remote, m[i + 5], 1 if m[i + 6] else 0))
                 i += 7
             elif k == 84 and i + 5 <= n:                          # T
+                self._asked = False
                 if sync.synced():
                     self._water = (sync.to_local(_u32(m, i + 1)) - self.base - bound) & _MASK
                 i += 5
@@ -409,6 +417,7 @@ class LinkPlay:
         self.log.append(self._cur)
         self._cur = bytearray()
         self._feed()
+        self.link.flush()
 
     def _feed(self):
         """Hand the kept stream to the link in order, _AHEAD messages ahead of the
@@ -435,6 +444,7 @@ class LinkPlay:
         self.leading = True
         self._water = None
         self._held = []
+        self._asked = False
         self.game_t = now
         self.paused_at = None
         self._forget()
@@ -486,6 +496,7 @@ class LinkPlay:
         b.append(84)
         _put32(b, now)
         lk.send(b)
+        lk.flush(now)                # on the line before this step's drawing
         drew = False
         while True:
             m = lk.recv()
@@ -667,17 +678,29 @@ class LinkPlay:
                 pass                  # presses from a lobby: nothing to play yet
         return self._draw_lobby(now)
 
+    def ask(self, now):
+        """The authority's press waits for the guest's word that nothing touched before
+        it is still to come (R43). The guest says so once a step, up to a frame away:
+        asked now (the loop asks as soon as the press is in, before its window has
+        passed), the press is decided within a round trip, not a frame."""
+        lk = self.link
+        if self._asked or self.mode != PLAYING or not lk.authority or lk.state != LINKED:
+            return
+        self._asked = True
+        lk.send(b"Q")
+        lk.flush(now)
+
     def news(self):
         """Has the link brought what the next step should take at once, not a frame
-        later: a press of the follower's (on the authority), the game's next frames (on
-        the follower)? Each hop of a linked press then costs a loop pass, not a frame."""
+        later: a press of the follower's, or the T asked for (on the authority), the
+        game's next frames (on the follower)? Each hop of a linked press then costs a loop pass, not a frame."""
         inbox = self.link.inbox
         if not inbox or self.mode != PLAYING:
             return False
         if not self.link.authority:
             return True
         for m in inbox:
-            if m and m[0] == 80:                         # P: a press
+            if m and (m[0] == 80 or self._asked):        # P: a press; or the T we asked for
                 return True
         return False
 
@@ -762,8 +785,9 @@ def _frame(kind, t, bound):
 
 
 def _kept(m):
-    # An H message (the authority sends it alone) changes nothing: not kept.
-    return len(m) > 0 and m[0] != 72
+    # An H message (the authority sends it alone) changes nothing, and a Q is a
+    # question outside the game: neither is kept.
+    return len(m) > 0 and m[0] != 72 and m != b"Q"
 
 
 def _rules(flags, target):

@@ -489,8 +489,10 @@ def test_player_1s_device_turns_and_sends_only_what_the_app_redrew(screens):
 
 def test_r43_news_on_the_link_is_a_guests_press_or_the_hosts_frames_in_a_game():
     """What makes the device's loop step at once (firmware/main.py): on the authority,
-    a message with a press of the follower's in it (not its every-frame "T" alone); on
-    the follower, anything of the game's; in the lobby, nothing."""
+    a message with a press of the follower's in it, or the "T" it asked for because a
+    press of its own waits for it (not the follower's every-frame "T" otherwise); on the
+    follower, anything of the game's, the authority's question too; in the lobby,
+    nothing."""
     pair = LinkedPair(framebuf, seed=12)
     for d in pair.devs:
         d.app.link_play(d.clock.now)
@@ -511,6 +513,7 @@ def test_r43_news_on_the_link_is_a_guests_press_or_the_hosts_frames_in_a_game():
     h.link.inbox[:] = []
     g.link.inbox[:] = []
     assert not h.news() and not g.news()
+    pair.run_until(lambda: not h._held and not h._asked, 2000)   # the deal's B is decided
     h.link.inbox[:] = [t_only, t_only]
     assert not h.news()
     h.link.inbox[:] = [t_only, press]
@@ -518,6 +521,25 @@ def test_r43_news_on_the_link_is_a_guests_press_or_the_hosts_frames_in_a_game():
     g.link.inbox[:] = [b"F\x00\x00\x10\x00\x00\x11"]
     assert g.news()
     g.link.inbox[:] = []
+    h.link.inbox[:] = []
+    # The host's own press, past the guest's last word: held, and the guest is asked.
+    host.inp.press(host.clock.now, 0, "A", 40000)
+    pair.wire.now += 1000
+    host.app.step(host.clock.now)
+    assert h._held and not h.news()
+    for _ in range(10):                        # the question crosses the cable
+        pair.wire.now += 1000
+        g.link.poll(guest.clock.now)
+    assert b"Q" in g.link.inbox and g.news()
+    kept = len(g.log) + len([m for m in g.link.inbox if m != b"Q" and m[:1] != b"H"])
+    guest.app.step(guest.clock.now)            # answered with its T; the Q is not kept
+    assert g.link.inbox == [] and len(g.log) == kept
+    for _ in range(10):
+        pair.wire.now += 1000
+        h.link.poll(host.clock.now)
+    assert h.link.inbox and h.link.inbox[-1][:1] == b"T" and h.news()
+    host.app.step(host.clock.now)
+    assert not h._held and not h._asked and not h.news()
 
 
 def test_r43_a_game_standing_on_a_screen_keeps_nothing_more_but_the_guests_clock_goes_on():

@@ -117,6 +117,24 @@ def _exchange(p, n, every=7):
     return sent, got, each
 
 
+def test_r43_flush_puts_a_message_on_the_line_now_and_never_before_the_link_is_up():
+    p = Pair()
+    a, b = p.links
+    a.send(b"early")
+    a.flush()                           # searching: nothing to send it to yet
+    assert a.frames_out == 0 and a.pending() == 1
+    p.run(600)
+    assert b.recv() == b"early"
+    a.send(b"press")
+    frames = a.frames_out
+    a.flush()
+    assert a.frames_out == frames + 1 and a.pending() == 1   # written, not yet acked
+    for _ in range(8):                  # only the receiver reads: no poll of the sender
+        p.wire.now += 250
+        b.poll()
+    assert b.recv() == b"press"
+
+
 @pytest.mark.parametrize("drop,flip", [(0, 0), (10, 0), (0, 10), (20, 20)])
 def test_messages_arrive_once_and_in_order_through_dropped_and_flipped_bytes(drop, flip):
     p = Pair(seed=drop + flip)

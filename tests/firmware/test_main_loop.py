@@ -240,6 +240,10 @@ class _LinkPlayAt:
         self.link = _NewsLink()
         self.steps = []
         self.taken = None
+        self.asked = []
+
+    def ask(self, now):
+        self.asked.append(now)
 
     def news(self):
         return self.taken is None and ticks_diff(self.clock.ticks_us(), self.at) >= 0
@@ -265,3 +269,21 @@ def test_r43_what_the_link_brings_is_stepped_at_once_not_at_the_next_frame(
     assert 0 <= ticks_diff(lp.taken, lp.at) <= 2000
     # And no extra steps without news: the four frames, and the one the news asked for.
     assert len(lp.steps) == 5 and lp.taken in lp.steps
+
+
+def test_r43_a_press_on_the_authority_asks_the_guest_at_once_not_after_its_window(monkeypatch):
+    """The authority's own press waits for the guest's "all sent before" (R43): the loop
+    asks for it in the pass that sees the press in the ring, before the step that takes
+    it (its window later), so the answer can be in by then."""
+    r = Rig(framebuf)
+    r.inp = RingInput(r.clock)
+    t0 = r.clock.ticks_us()
+    lp = _LinkPlayAt(r.clock, ticks_add(t0, 100 * FRAME_US))    # no news in this run
+    r.app.linkplay = lp
+    touched = ticks_add(t0, FRAME_US + FRAME_US // 3)
+    r.inp.press(touched, 0, "A", 40000)
+    _run_loop(r, monkeypatch, 3 * FRAME_US)
+    assert lp.asked, "the guest was never asked"
+    assert 0 <= ticks_diff(lp.asked[0], touched) <= 2000
+    step = [t for t in lp.steps if ticks_diff(t, touched) >= 0][0]
+    assert ticks_diff(step, lp.asked[0]) >= r.app.window_us
