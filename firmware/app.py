@@ -632,6 +632,8 @@ class App:
             # The same moment suits the recording: the rounds played so far go to
             # flash, and the heap keeps only the round to come (R40).
             self.replay.records.spill()
+        if self.linkplay is not None:
+            self.linkplay.spill()      # and a linked game's stream, kept for a rejoin
 
     def save_settings(self):
         """On the title screen: the settings, keeping the resumable game as it was."""

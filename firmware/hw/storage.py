@@ -12,7 +12,9 @@
 #
 # Beside it, the current game's recording (firmware/records.py): a second file of raw
 # chunks the app appends between rounds (R40: a whole game is kept, however long, and
-# the heap holds only the round in play) and reads back when a host asks for the game.
+# the heap holds only the round in play) and reads back when a host asks for the game;
+# in a linked game a third, the game's stream as link play keeps it for a peer that
+# rejoins (firmware/link/stream.py), appended at the same moments.
 
 import json
 
@@ -128,6 +130,7 @@ class FileStorage:
         self.path = path
         self.tmp = path + ".tmp"
         self.rec_path = (path[:-5] if path.endswith(".json") else path) + ".rec"
+        self.link_path = self.rec_path[:-4] + ".lnk"
         self.fs = fs if fs is not None else Flash()
         self.message = None
         # Recordings go to flash only where files can be appended to (not the
@@ -183,3 +186,18 @@ class FileStorage:
         n = self.fs.read_into(self.rec_path, offset, buf)
         if n != len(buf):
             raise OSError(5)        # EIO: the file lost what was written to it
+
+    # ---- a linked game's kept stream (firmware/link/stream.py StreamLog.spill) -------
+    def link_new(self):
+        """Start an empty stream file (the last linked game's is replaced)."""
+        self.fs.remove(self.link_path)
+        self.fs.append(self.link_path, ())
+
+    def link_add(self, blocks):
+        self.fs.append(self.link_path, blocks)
+
+    def link_read(self, offset, buf):
+        """The stream file's bytes at offset into buf; OSError if not all there."""
+        n = self.fs.read_into(self.link_path, offset, buf)
+        if n != len(buf):
+            raise OSError(5)

@@ -128,7 +128,10 @@ class LinkPlay:
         self.base = 0                # authority: local time - game time
         self.paused_at = None        # authority: when the link went down mid-game
         self.game_t = 0              # the game time of the last frame stepped
-        self.log = StreamLog()       # the stream of the current game, message by message
+        st = ports.storage
+        self.log = StreamLog(store=st if getattr(st, "recording", False) and
+                             hasattr(st, "link_new") else None)
+        # (the stream of the current game, message by message)
         self._sent = 0               # how many of its messages went to the link
         self._fed = 0                # and where the next one is in the log
         self._cur = bytearray()
@@ -428,6 +431,11 @@ class LinkPlay:
             m, self._fed = log.read(self._fed)
             lk.send(m)
             self._sent += 1
+
+    def spill(self):
+        """Between rounds (the app's moment for its own recording): the kept stream's
+        full blocks to flash."""
+        return self.log.spill()
 
     def _forget(self):
         self.log.clear()

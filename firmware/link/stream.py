@@ -9,6 +9,11 @@
 # a game. Here the messages sit end to end in blocks of one size, each behind a length
 # byte: one byte of overhead a message, and the only allocation is a new block when the
 # last one is full. A length byte of 0 ends a block (a new block is all zeros).
+#
+# A game is longer than the heap can hold: between rounds (when the app spills its own
+# recording, firmware/records.py; a flash erase stalls the interrupts that stamp
+# presses, so never in play) the full blocks go to the storage port's stream file and
+# the heap keeps only the round in play. A rejoin reads them back, a block at a time.
 
 from shared_rules.compat import const
 
@@ -17,10 +22,18 @@ _LONGEST = const(255)            # a message's length fits its length byte (fram
 
 
 class StreamLog:
-    def __init__(self, block=BLOCK):
+    def __init__(self, block=BLOCK, store=None):
+        """store: where spill() puts full blocks (a storage port with link_new(),
+        link_add([blocks]) and link_read(offset, buf)); None keeps all in the heap."""
         self.block = block
-        self._blocks = []
+        self.store = store
+        self.spill_errors = 0        # the store failed a write: it is not used again
+        self.read_errors = 0         # a spilled block could not be read back
+        self._blocks = []            # the blocks in the heap: the first is block _gone
+        self._gone = 0               # blocks in the store
         self._end = block            # where the last block is filled to (none yet: full)
+        self._back = None            # a spilled block read back, and which (a rejoin)
+        self._back_k = -1
         self.count = 0               # messages kept
         self.nbytes = 0              # their bytes
 
@@ -29,6 +42,8 @@ class StreamLog:
 
     def clear(self):
         self._blocks = []
+        self._gone = 0               # the store's file is replaced at the next spill
+        self._back_k = -1
         self._end = self.block
         self.count = 0
         self.nbytes = 0
@@ -59,8 +74,14 @@ class StreamLog:
         k = pos // size
         off = pos - k * size
         blocks = self._blocks
-        while k < len(blocks):
-            b = blocks[k]
+        gone = self._gone
+        while k < gone + len(blocks):
+            if k >= gone:
+                b = blocks[k - gone]
+            else:
+                b = self._spilled(k)
+                if b is None:
+                    return None, pos
             if off < size:
                 n = b[off]
                 if n:
@@ -68,6 +89,38 @@ class StreamLog:
             k += 1
             off = 0
         return None, pos
+
+    def _spilled(self, k):
+        if self._back_k != k:
+            if self._back is None:
+                self._back = bytearray(self.block)
+            self._back_k = -1
+            try:
+                self.store.link_read(k * self.block, self._back)
+            except OSError:
+                self.read_errors += 1
+                return None
+            self._back_k = k
+        return self._back
+
+    def spill(self):
+        """Hand every full block to the store and drop it from the heap (only between
+        rounds: the store writes flash). -> bytes written. A store that fails is not
+        used again: what it did not take stays in the heap."""
+        st = self.store
+        full = len(self._blocks) - 1         # the last one is still being filled
+        if st is None or self.spill_errors or full <= 0:
+            return 0
+        try:
+            if self._gone == 0:
+                st.link_new()
+            st.link_add(self._blocks[:full])
+        except Exception:
+            self.spill_errors += 1
+            return 0
+        del self._blocks[:full]
+        self._gone += full
+        return full * self.block
 
     def __iter__(self):
         pos = 0

@@ -582,3 +582,30 @@ def test_a_link_play_step_out_of_heap_is_said_and_the_game_goes_on():
     assert host.app.note == "LOW MEMORY"
     lp._local = local
     finish(pair)
+
+
+def test_r43_a_stream_spilled_to_flash_between_rounds_still_brings_a_restarted_guest_back(tmp_path):
+    """The kept stream goes to flash between rounds (the heap keeps the round in play);
+    a guest that restarts later gets it all back, read from the file a block at a time."""
+    from firmware.hw.storage import FileStorage
+    pair = LinkedPair(framebuf, seed=4)
+    for k, d in enumerate(pair.devs):
+        d.app.ports.storage = FileStorage(str(tmp_path / ("d%d.json" % k)))
+    host = start_linked_game(pair, seed=4)
+    k = 1 - pair.devs.index(host)
+    pair.run_until(lambda: host.app.linkplay.log._gone >= 2 and
+                   host.app.game.phase == "play", 600000)
+    kept = host.app.linkplay.log
+    assert len(kept._blocks) < kept._gone                 # most of it on flash
+    assert pair.devs[k].app.linkplay.log._gone == kept._gone
+    me = pair.devs[k].app.linkplay.me
+    pair.hands = [h for h in pair.hands if h.app is not pair.devs[k].app]
+    fresh = pair.restart(k)
+    pair.run_until(lambda: fresh.app.linkplay is not None and
+                   fresh.app.linkplay.mode == PLAYING and
+                   len(fresh.app.linkplay.log) == len(host.app.linkplay.log) and
+                   not host.app.linkplay.link.pending(), 60000)
+    assert kept.read_errors == 0 and kept._back_k >= 0    # read back from the file
+    assert fresh.app.game.snapshot() == host.app.game.snapshot()
+    pair.hands.append(BotHand(fresh.app, me, "hard", 99, fresh.pad))
+    finish(pair)

@@ -91,3 +91,112 @@ def test_any_messages_come_back_as_kept(msgs, block):
     for m in msgs:
         log.append(m)
     assert list(log) == msgs and log.count == len(msgs)
+
+
+# ---- between rounds to flash (StreamLog.spill) ---------------------------------------
+class MemoryStore:
+    """The storage port's stream file, in memory."""
+    recording = True
+
+    def __init__(self):
+        self.file = None
+        self.news = 0
+        self.fail_write = False
+        self.fail_read = False
+
+    def link_new(self):
+        self.file = bytearray()
+        self.news += 1
+
+    def link_add(self, blocks):
+        if self.fail_write:
+            raise OSError(28)                      # the flash is full
+        for b in blocks:
+            self.file.extend(b)
+
+    def link_read(self, offset, buf):
+        if self.fail_read or offset + len(buf) > len(self.file):
+            raise OSError(5)
+        buf[:] = self.file[offset:offset + len(buf)]
+
+
+def _messages(n, seed=1):
+    out = []
+    x = seed
+    for k in range(n):
+        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+        out.append(bytes([70 + k % 3]) + bytes((x >> s) & 0xFF for s in range(x % 40 + 1)))
+    return out
+
+
+def test_spilled_blocks_leave_the_heap_and_come_back_in_order():
+    st = MemoryStore()
+    log = StreamLog(block=64, store=st)
+    want = _messages(300)
+    for m in want[:200]:
+        log.append(m)
+    heap_blocks = len(log._blocks)
+    written = log.spill()
+    assert written == (heap_blocks - 1) * 64 == len(st.file) and st.news == 1
+    assert len(log._blocks) == 1                   # the block being filled stays
+    for m in want[200:]:
+        log.append(m)
+    assert log.spill() > 0 and st.news == 1        # appended to the same file
+    assert list(log) == want and log.count == 300
+    assert log.nbytes == sum(len(m) for m in want)
+
+
+def test_nothing_to_spill_writes_nothing_and_a_new_game_replaces_the_file():
+    st = MemoryStore()
+    log = StreamLog(block=64, store=st)
+    log.append(b"S1")
+    assert log.spill() == 0 and st.file is None    # one block, still being filled
+    for m in _messages(100):
+        log.append(m)
+    log.spill()
+    log.clear()                                    # a new game
+    want = _messages(100, seed=9)
+    for m in want:
+        log.append(m)
+    log.spill()
+    assert st.news == 2 and list(log) == want
+
+
+def test_a_store_that_fails_a_write_keeps_the_stream_in_the_heap():
+    st = MemoryStore()
+    st.fail_write = True
+    log = StreamLog(block=64, store=st)
+    want = _messages(120)
+    for m in want[:60]:
+        log.append(m)
+    assert log.spill() == 0 and log.spill_errors == 1
+    st.fail_write = False
+    for m in want[60:]:
+        log.append(m)
+    assert log.spill() == 0                        # not used again
+    assert list(log) == want
+
+
+def test_a_spilled_block_that_cannot_be_read_ends_the_stream_and_is_counted():
+    st = MemoryStore()
+    log = StreamLog(block=64, store=st)
+    for m in _messages(100):
+        log.append(m)
+    log.spill()
+    st.fail_read = True
+    assert log.read(0) == (None, 0) and log.read_errors == 1
+    st.fail_read = False
+    assert len(list(log)) == 100                   # read again once the store answers
+
+
+def test_the_file_storage_keeps_a_linked_stream_beside_the_recording(tmp_path):
+    from firmware.hw.storage import FileStorage
+    st = FileStorage(str(tmp_path / "s.json"))
+    log = StreamLog(block=128, store=st)
+    want = _messages(400, seed=4)
+    for m in want:
+        log.append(m)
+    log.spill()
+    assert (tmp_path / "s.lnk").stat().st_size == log._gone * 128 > 0
+    assert not (tmp_path / "s.rec").exists()
+    assert list(log) == want
