@@ -3,12 +3,15 @@
 # bytes (a frame record each, as a long game sends) into a small heap: each append
 # tried with the heap locked first, so the lines say which appends allocated (only
 # those that opened a new block), how much heap the whole stream holds, and that every
-# message comes back in order.
+# message comes back in order. Then (with a folder as argument) the same stream spilled
+# to a file as between rounds: what the heap still holds, and all of it read back.
 import gc
+import sys
 
 import micropython
 
 from firmware.link.stream import StreamLog
+from firmware.hw.storage import FileStorage
 
 N = 3000
 
@@ -49,6 +52,25 @@ def main():
             same = False
         k += 1
     print("read back", k, "in order", same)
+    if len(sys.argv) > 1:
+        spill(log, sys.argv[1])
+
+
+def spill(log, folder):
+    log.store = FileStorage(folder + "/s.json")
+    gc.collect()
+    before = gc.mem_alloc()
+    written = log.spill()
+    gc.collect()
+    print("spilled", written, "heap blocks", len(log._blocks), "freed over 20000",
+          before - gc.mem_alloc() > 20000)
+    k = 0
+    same = True
+    for m in log:
+        if m != message(k):
+            same = False
+        k += 1
+    print("read back", k, "in order", same, "errors", log.read_errors)
 
 
 main()

@@ -45,11 +45,11 @@ def test_a_linked_game_plays_the_same_on_micropython_and_cpython():
     assert lines[3] == "same table True" and lines[4] == "diverged -1 -1"
 
 
-def test_the_kept_stream_allocates_only_its_blocks_on_micropython():
+def test_the_kept_stream_allocates_only_its_blocks_on_micropython(tmp_path):
     """3,000 frame records kept in a 64 KB heap: an append allocates only when it opens
     a new block (the others pass with the heap locked), and the whole stream holds
     little more than its bytes (a list of bytes objects would need several times it)."""
-    mp = run_micropython(ROOT / "tests/mp/link_stream.py", heap="64K")
+    mp = run_micropython(ROOT / "tests/mp/link_stream.py", str(tmp_path), heap="64K")
     assert mp.returncode == 0, mp.stderr + mp.stdout[-2000:]
     lines = mp.stdout.splitlines()
     assert lines[0] == "messages 3000 bytes 21000"
@@ -59,3 +59,7 @@ def test_the_kept_stream_allocates_only_its_blocks_on_micropython():
     held = int(lines[3].split()[2])
     assert blocks * 1024 <= held <= blocks * (1024 + 64) + 256, lines[3]   # a header a block
     assert lines[4] == "read back 3000 in order True"
+    # Spilled between rounds: the heap keeps the block being filled, the file the rest.
+    assert lines[5] == "spilled %d heap blocks 1 freed over 20000 True" % ((blocks - 1) * 1024)
+    assert lines[6] == "read back 3000 in order True errors 0"
+    assert (tmp_path / "s.lnk").stat().st_size == (blocks - 1) * 1024
