@@ -128,11 +128,12 @@ class LinkPlay:
         self.base = 0                # authority: local time - game time
         self.paused_at = None        # authority: when the link went down mid-game
         self.game_t = 0              # the game time of the last frame stepped
+        # The stream of the current game, message by message (on flash between rounds
+        # where the storage can append to a file).
         st = ports.storage
         self.log = StreamLog(store=st if getattr(st, "recording", False) and
                              hasattr(st, "link_new") else None)
-        # (the stream of the current game, message by message)
-        self._sent = 0               # how many of its messages went to the link
+        self._sent = 0               # authority: how many of its messages went to the link
         self._fed = 0                # and where the next one is in the log
         self._cur = bytearray()
         self._flushed_t = now
@@ -201,8 +202,8 @@ class LinkPlay:
         if lk.epoch != self._epoch:
             self._epoch = lk.epoch
             self._new_session(now)
-        if self._sent < self.log.count:
-            self._feed()
+        if self.leading and self._sent < self.log.count:
+            self._feed()             # (the follower keeps the stream, never sends it)
         evs = self._local(now)
         if self.app.link_cpu:
             evs = self._cpu_presses(now, evs)

@@ -35,8 +35,19 @@ def finish(pair):
 def test_r43_a_whole_linked_game_ends_with_the_same_transcript_on_both():
     pair = LinkedPair(framebuf, seed=1)
     host = start_linked_game(pair, seed=1)
+    kinds = set()                     # what the guest sends: its presses and stamps only
+    recv = host.app.linkplay.link.recv
+
+    def seen():
+        m = recv()
+        if m is not None:
+            kinds.add(m[0])
+        return m
+
+    host.app.linkplay.link.recv = seen
     a, b = finish(pair)
     guest = b if host is a else a
+    assert kinds == {ord("P"), ord("T")}
     assert host.app.linkplay.me == 0 and guest.app.linkplay.me == 1
     assert host.app.linkplay.presses_in > 50              # the guest played
     assert host.app.linkplay.late == 0                    # every press before its settling
