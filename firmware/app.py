@@ -153,6 +153,9 @@ class App:
         # records only the frames that change the state, which both devices share
         # (each device draws its own side, R43).
         self.record_redraws = True
+        # Link play's: called with "the state changed" once a frame's outcome is known,
+        # before its picture is drawn and sent (the guest's copy need not wait for it).
+        self.before_draw = None
         self._save_at = None             # a save waiting for its frame (SAVE_DELAY_US)
         self._saved_now = False          # a save ran in this frame: draw in the next
         self._started_now = False        # a game began in this frame: draw in the next
@@ -278,6 +281,8 @@ class App:
             self._save()
         # A frame that goes on with a redraw spread over frames (view.DRAW_BUDGET) is
         # recorded too, so a replay draws the same pictures in the same frames.
+        if self.before_draw is not None:
+            self.before_draw(state)
         going_on = self.view.behind
         saved = self._saved_now
         self.draw_owed = saved or self._started_now

@@ -148,6 +148,9 @@ class LinkPlay:
         self._water = None           # authority: the guest has sent all it touched before
         self._held = []              # authority: own presses not yet reached by game time
         self._asked = False          # authority: a Q went out, no T has come since
+        self._step = None            # authority: the step being taken (now, gt, bound, events)
+        self._told = False           # its outcome was sent (or needed nothing)
+        self._framed = False         # it sent an F
         self.lag_us = 0              # authority: how far the game's time is behind its clock
         self.lag_max_us = 0
         self.presses_in = 0
@@ -353,23 +356,40 @@ class LinkPlay:
             r.append(e[2] if isinstance(e[2], int) else _code(e[2]))
             r.append(1 if e[3] else 0)
             self._record(r)
-        n_ev = len(evs)
+        self._step = (now, gt, bound, len(evs))
+        self._told = self._framed = False
         self._inp.dropped = getattr(self._real_input, "dropped", 0)
         app.ports.input = self._inp
-        drew = app.step_alone(gt)
+        app.before_draw = self._tell
+        try:
+            drew = app.step_alone(gt)
+        finally:
+            app.before_draw = None
         self.game_t = gt
-        busy = app.busy_frames
-        if n_ev or busy != self._busy or app.screen != self._screen:
-            self._record(_frame(b"F", gt, bound))
-            self._digest()
-            self._busy = busy
-            self._screen = app.screen
-            self._flush(now)
-        elif ticks_diff(now, self._flushed_t) >= FLUSH_US:
+        if not self._told:           # (the step ran out of heap before its picture)
+            self._tell(app.busy_frames != self._busy)
+        self._busy = app.busy_frames
+        if not self._framed and ticks_diff(now, self._flushed_t) >= FLUSH_US:
             self._flush(now)
             if self._sent == self.log.count:     # (a rejoining peer: the kept stream first)
                 lk.send(_frame(b"H", gt, bound))
         return drew
+
+    def _tell(self, changed):
+        """The frame's outcome is known (the app calls this before drawing it): what
+        changed goes to the guest now, not after this device's picture is drawn and
+        sent to its panel."""
+        if self._told:
+            return                   # (a frame tried again after running out of heap)
+        now, gt, bound, n_ev = self._step
+        app = self.app
+        if n_ev or changed or app.screen != self._screen:
+            self._record(_frame(b"F", gt, bound))
+            self._digest()
+            self._screen = app.screen
+            self._flush(now)
+            self._framed = True
+        self._told = True
 
     def _from_guest(self, m, sync, bound, evs):
         """A message of the guest's: its presses (P) and its 'all sent before' (T)."""

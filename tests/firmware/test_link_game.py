@@ -620,3 +620,44 @@ def test_r43_a_stream_spilled_to_flash_between_rounds_still_brings_a_restarted_g
     assert fresh.app.game.snapshot() == host.app.game.snapshot()
     pair.hands.append(BotHand(fresh.app, me, "hard", 99, fresh.pad))
     finish(pair)
+
+
+def test_r43_the_host_sends_a_frames_outcome_before_it_draws_its_own_picture():
+    """The guest's copy of a decision need not wait for the host's drawing and its
+    panel's transfer: in every host step that both sends frames and shows a picture,
+    the frames go first."""
+    pair = LinkedPair(framebuf, seed=2)
+    host = start_linked_game(pair, seed=2)
+    order = []
+    lp = host.app.linkplay
+    send, disp, step = lp.link.send, host.app.ports.display, host.app.step
+
+    def sent(m):
+        order.append("F" if m[:1] in (b"S", b"E", b"F", b"D") else "-")
+        return send(m)
+
+    def shown(f):
+        def show(*a):
+            order.append("show")
+            return f(*a)
+        return show
+
+    def stepped(now):
+        order.append("step")
+        return step(now)
+
+    lp.link.send = sent
+    disp.show_spans = shown(disp.show_spans)
+    disp.show = shown(disp.show)
+    host.app.step = stepped
+    pair.step_ms(8000)
+    steps = []
+    for x in order:
+        if x == "step":
+            steps.append([])
+        elif steps:
+            steps[-1].append(x)
+    both = [s for s in steps if "F" in s and "show" in s]
+    assert len(both) > 20
+    for s in both:
+        assert s.index("F") < s.index("show"), s
