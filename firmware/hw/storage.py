@@ -172,32 +172,36 @@ class FileStorage:
             fs.remove(self.path)            # FAT: rename does not replace
             fs.rename(self.tmp, self.path)
 
-    # ---- the game's recording (firmware/records.py PackedRecords.spill) -------------
+    # ---- files appended to between rounds: the game's recording (firmware/records.py
+    # PackedRecords.spill) and a linked game's kept stream (firmware/link/stream.py
+    # StreamLog.spill) --------------------------------------------------------------
     def rec_new(self):
         """Start an empty recording (the last game's is replaced)."""
-        self.fs.remove(self.rec_path)
-        self.fs.append(self.rec_path, ())
+        self._new(self.rec_path)
 
     def rec_add(self, chunks):
         self.fs.append(self.rec_path, chunks)
 
     def rec_read(self, offset, buf):
         """The recording's bytes at offset into buf; OSError if they are not all there."""
-        n = self.fs.read_into(self.rec_path, offset, buf)
-        if n != len(buf):
-            raise OSError(5)        # EIO: the file lost what was written to it
+        self._read(self.rec_path, offset, buf)
 
-    # ---- a linked game's kept stream (firmware/link/stream.py StreamLog.spill) -------
     def link_new(self):
         """Start an empty stream file (the last linked game's is replaced)."""
-        self.fs.remove(self.link_path)
-        self.fs.append(self.link_path, ())
+        self._new(self.link_path)
 
     def link_add(self, blocks):
         self.fs.append(self.link_path, blocks)
 
     def link_read(self, offset, buf):
         """The stream file's bytes at offset into buf; OSError if not all there."""
-        n = self.fs.read_into(self.link_path, offset, buf)
+        self._read(self.link_path, offset, buf)
+
+    def _new(self, path):
+        self.fs.remove(path)
+        self.fs.append(path, ())
+
+    def _read(self, path, offset, buf):
+        n = self.fs.read_into(path, offset, buf)
         if n != len(buf):
-            raise OSError(5)
+            raise OSError(5)        # EIO: the file lost what was written to it

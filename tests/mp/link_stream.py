@@ -45,13 +45,7 @@ def main():
     print("appends that allocated", allocated, "blocks", len(log._blocks))
     print("refused appends left the log unchanged", refused_unchanged)
     print("heap held", held, "per message x100", held * 100 // N)
-    k = 0
-    same = True
-    for m in log:
-        if m != message(k):
-            same = False
-        k += 1
-    print("read back", k, "in order", same)
+    print("read back %d in order %s" % read_back(log))
     if len(sys.argv) > 1:
         spill(log, sys.argv[1])
 
@@ -64,13 +58,17 @@ def spill(log, folder):
     gc.collect()
     print("spilled", written, "heap blocks", len(log._blocks), "freed over 20000",
           before - gc.mem_alloc() > 20000)
+    print("read back %d in order %s" % read_back(log), "errors", log.read_errors)
+
+
+def read_back(log):
     k = 0
     same = True
     for m in log:
         if m != message(k):
             same = False
         k += 1
-    print("read back", k, "in order", same, "errors", log.read_errors)
+    return k, same
 
 
 main()
