@@ -279,10 +279,10 @@ class App:
                 ticks_diff(now_us, self._save_at) >= 0:
             self._save_at = None
             self._save()
-        # A frame that goes on with a redraw spread over frames (view.DRAW_BUDGET) is
-        # recorded too, so a replay draws the same pictures in the same frames.
         if self.before_draw is not None:
             self.before_draw(state)
+        # A frame that goes on with a redraw spread over frames (view.DRAW_BUDGET) is
+        # recorded too, so a replay draws the same pictures in the same frames.
         going_on = self.view.behind
         saved = self._saved_now
         self.draw_owed = saved or self._started_now
