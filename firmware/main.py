@@ -232,11 +232,18 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
     while True:
         now = ticks_us()
         if soon is None and pending is not None and pending():
-            # Decide and show a press as soon as the arbiter may (its first-touch window
-            # has passed), not at the next frame: up to a frame less from touch to pixels.
-            soon = ticks_add(now, app.window_us + EXTRA_STEP_US)
-            if app.linkplay is not None:
-                app.linkplay.ask(now)  # linked: the guest's word comes within the window
+            lp = app.linkplay
+            if lp is not None and lp.guest_playing():
+                # A guest decides no press itself (R43): its press goes to the authority
+                # now, and the first-touch window is waited out there.
+                soon = now
+            else:
+                # Decide and show a press as soon as the arbiter may (its first-touch
+                # window has passed), not at the next frame: up to a frame less from
+                # touch to pixels.
+                soon = ticks_add(now, app.window_us + EXTRA_STEP_US)
+                if lp is not None:
+                    lp.ask(now)        # linked: the guest's word comes within the window
         if ticks_diff(now, next_frame) >= 0 or (soon is not None and ticks_diff(now, soon) >= 0):
             drew = app.step(now)
             if not drew and flush is not None and display.behind:

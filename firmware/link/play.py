@@ -719,6 +719,11 @@ class LinkPlay:
         lk.send(b"Q")
         lk.flush(now)
 
+    def guest_playing(self):
+        """This device is the guest of a linked game in play: its presses are decided
+        by the authority, so they go there at once (R43)."""
+        return self.mode == PLAYING and not self.link.authority and self.link.state == LINKED
+
     def news(self):
         """Has the link brought what the next step should take at once, not a frame
         later: a press of the follower's, or the T asked for (on the authority), the

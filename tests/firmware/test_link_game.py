@@ -79,6 +79,7 @@ def test_r43_cable_cut_both_say_link_lost_within_a_second_and_resume_where_it_wa
     ms = pair.run_until(lambda: all(d.app.linkplay._lost_shown for d in pair.devs), 1000)
     assert ms < 1000
     for d in pair.devs:
+        assert not d.app.linkplay.guest_playing()         # nobody to send a press to
         assert bytes(d.disp.panel) != bytes(1024)
         assert _has_text_band(d.disp.panel)               # the LINK LOST box is drawn
     snaps = [d.app.game.snapshot() for d in pair.devs]
@@ -516,11 +517,13 @@ def test_r43_news_on_the_link_is_a_guests_press_or_the_hosts_frames_in_a_game():
     h.link.inbox[:] = [press]
     g.link.inbox[:] = [b"F\x00\x00\x10\x00\x00\x11"]
     assert (h.mode, g.mode) == (LOBBY, LOBBY) and not h.news() and not g.news()
+    assert not h.guest_playing() and not g.guest_playing()     # (the loop's press path)
     h.link.inbox[:] = []
     g.link.inbox[:] = []
     start_linked_game(pair, seed=12)
     pair.hands = []
     assert (h.mode, g.mode) == (PLAYING, PLAYING)
+    assert g.guest_playing() and not h.guest_playing()
     h.link.inbox[:] = []
     g.link.inbox[:] = []
     assert not h.news() and not g.news()

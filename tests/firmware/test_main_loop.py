@@ -234,9 +234,10 @@ class _LinkPlayAt:
     """A linked game's stand-in: the link brings news at `at` (the guest's press on
     the authority, the authority's frames on the guest); its step takes it."""
 
-    def __init__(self, clock, at):
+    def __init__(self, clock, at, guest=False):
         self.clock = clock
         self.at = at
+        self.guest = guest
         self.link = _NewsLink()
         self.steps = []
         self.taken = None
@@ -244,6 +245,9 @@ class _LinkPlayAt:
 
     def ask(self, now):
         self.asked.append(now)
+
+    def guest_playing(self):
+        return self.guest
 
     def news(self):
         return self.taken is None and ticks_diff(self.clock.ticks_us(), self.at) >= 0
@@ -287,3 +291,20 @@ def test_r43_a_press_on_the_authority_asks_the_guest_at_once_not_after_its_windo
     assert 0 <= ticks_diff(lp.asked[0], touched) <= 2000
     step = [t for t in lp.steps if ticks_diff(t, touched) >= 0][0]
     assert ticks_diff(step, lp.asked[0]) >= r.app.window_us
+
+
+def test_r43_a_press_on_the_guest_goes_to_the_authority_at_once_not_after_a_window(monkeypatch):
+    """The guest's arbiter decides none of its player's presses (the authority's does,
+    R43): the loop steps in the pass that sees the press in the ring, so it is on the
+    cable at once, and asks nobody for anything."""
+    r = Rig(framebuf)
+    r.inp = RingInput(r.clock)
+    t0 = r.clock.ticks_us()
+    lp = _LinkPlayAt(r.clock, ticks_add(t0, 100 * FRAME_US), guest=True)
+    r.app.linkplay = lp
+    touched = ticks_add(t0, FRAME_US + FRAME_US // 3)
+    r.inp.press(touched, 0, "A", 40000)
+    _run_loop(r, monkeypatch, 3 * FRAME_US)
+    step = [t for t in lp.steps if ticks_diff(t, touched) >= 0][0]
+    assert ticks_diff(step, touched) <= 1000 < r.app.window_us     # the next pass
+    assert lp.asked == []
