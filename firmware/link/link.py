@@ -30,7 +30,7 @@ from firmware.link.sync import ClockSync
 
 from shared_rules.compat import const
 
-VERSION = const(1)               # of this protocol, in every frame
+VERSION = const(2)               # of this protocol, in every frame (1: a CRC-16, no H, Q)
 RULES_VERSION = const(44)        # the rules both must follow: R1-R44
 
 HELLO = const(1)
@@ -55,7 +55,7 @@ RESEND_US = const(60000)
 WINDOW = const(8)                # DATA frames in flight
 READS = const(8)                 # reads per poll at most: a flood cannot hold the loop
 INBOX_MAX = const(64)
-SYNC_FRAME_BYTES = const(20)     # SYNC and SYNC_R on the wire: 4 + 12 + 2, +1, +1
+SYNC_FRAME_BYTES = const(22)     # SYNC and SYNC_R on the wire: 4 + 12 + 4, +1, +1
 # Edge stamps (a port with `edges`, firmware/hw/link_uart.py): a SYNC or SYNC_R goes out
 # only on a line idle this long, so that its start bit is a frame start the PIO stamps
 # on both boards (it needs ~22 us of quiet).
@@ -67,6 +67,7 @@ EDGES_REPORTED = const(4)        # RX frame starts the answer carries, to find t
 # on both sides and cancels out of the offset: t1, t2, t3 (12), the count and the RX
 # starts (1 + 16), the follow-up's flag and q, t3, t3 before (1 + 12).
 EDGE_SYNC_BYTES = const(42)
+_SYNC_PAD = b"\xff" * EDGE_SYNC_BYTES
 _TX_EDGES = const(8)             # frame starts remembered, each line
 _RX_EDGES = const(32)
 
@@ -337,7 +338,9 @@ class Link:
             self._sync_t = now
             q = self.clock.ticks_us()
             self._sync_q = q
-            b = bytearray(EDGE_SYNC_BYTES)
+            # As long as the answer, padded with 0xFF, not 0: the same bytes on the line
+            # (COBS's length does not depend on them), one block for the codec, not 38.
+            b = bytearray(_SYNC_PAD)
             _put32(b, 0, q)
             self._send(SYNC, 0, b)
             w = self._sync_w

@@ -214,7 +214,7 @@ def _foreign_hello(version):
 
 @pytest.mark.parametrize("answer,why", [
     (lambda got: got, "this handheld hears its own frames: CABLE LOOPED BACK"),
-    (lambda got: _foreign_hello(2), "the peer cannot play with this one: OTHER VERSION 2"),
+    (lambda got: _foreign_hello(1), "the peer cannot play with this one: OTHER VERSION 1"),
     (lambda got: bytes((x * 89 + 1) & 0xFF for x in range(300)),
      "no peer, only noise after 5 s: NOISE ON THE CABLE"),
 ], ids=["looped-back", "other-version", "noise"])

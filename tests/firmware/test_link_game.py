@@ -7,7 +7,7 @@ from desktop_emulator import framebuf
 from firmware import house
 from firmware.link import face
 from firmware.link.frame import encode
-from firmware.link.link import LINKED, INCOMPATIBLE
+from firmware.link.link import LINKED, INCOMPATIBLE, VERSION
 from firmware.link.play import LOBBY, PLAYING, _AHEAD as AHEAD
 from host.simlink import LinkedPair, start_linked_game, authority
 from host.upright import upright, layout_of
@@ -135,10 +135,10 @@ def test_r43_an_incompatible_peer_is_named_and_the_device_plays_alone():
     a, b = pair.devs
     a.app.link_play(a.clock.now)
     b.app.link_play(b.clock.now)
-    b.app.linkplay.link.version = 2
+    b.app.linkplay.link.version = 1                       # the protocol's first version
     pair.step_ms(1000)
     assert a.app.linkplay.link.state == INCOMPATIBLE
-    assert a.app.linkplay.lines()[:2] == ("OTHER VERSION 2", "PLAYING ALONE")
+    assert a.app.linkplay.lines()[:2] == ("OTHER VERSION 1", "PLAYING ALONE")
     a.inp.press(a.clock.now + 1000, 0, "A", 40000)        # A: back to the menu
     pair.step_ms(200)
     assert a.app.linkplay is None and a.app.screen_name() == "title"
@@ -157,7 +157,7 @@ def test_garbage_a_future_version_and_a_flood_mid_game_crash_neither_side():
     for k in (0, 1):
         pair.wire.inject(k, junk + b"\x00")
         pair.wire.inject(k, encode(9, 5, 0, 0, b"a frame from the future"))
-        pair.wire.inject(k, encode(1, 5, 200, 0, b"E\x00\x00"))     # out of sequence
+        pair.wire.inject(k, encode(VERSION, 5, 200, 0, b"E\x00\x00"))  # out of sequence
     pair.step_ms(2000)
     for k in (0, 1):
         pair.wire.inject(k, bytes(20000))                 # a stuck line: zeros

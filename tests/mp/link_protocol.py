@@ -3,7 +3,7 @@
 # the clock sync against clocks 200 ppm apart. Prints one line per check; the two
 # interpreters must print the same lines (tests/mp/test_link_mp.py).
 from firmware.link import frame as F
-from firmware.link.link import Link, LINKED
+from firmware.link.link import Link, LINKED, VERSION
 from host.simlink import SimWire, DeviceClock
 
 
@@ -17,10 +17,10 @@ def decode_all(data):
 def framing():
     for n in (0, 1, 100, 200):
         p = bytes([(i * 7) & 0xFF for i in range(n)])
-        enc = F.encode(1, 5, n & 0xFF, 3, p)
+        enc = F.encode(VERSION, 5, n & 0xFF, 3, p)
         got, bad = decode_all(enc)
         print("frame", n, len(enc), got == [p], bad, 0 in enc[:-1])
-    enc = F.encode(1, 5, 1, 2, b"flip me")
+    enc = F.encode(VERSION, 5, 1, 2, b"flip me")
     caught = 0
     for i in range(len(enc) - 1):
         for bit in range(8):
@@ -30,7 +30,7 @@ def framing():
             if not got:
                 caught += 1
     print("flips caught", caught, "of", (len(enc) - 1) * 8)
-    print("crc", hex(F.crc16(b"123456789", 0, 9)))
+    print("crc", hex(F.crc16(b"123456789", 0, 9)), hex(F.crc32(b"123456789")))
 
 
 def resend(drop, flip, n):

@@ -19,8 +19,8 @@ def test_link_protocol_is_the_same_on_micropython_and_cpython():
     assert len(lines) == 8
     for line in lines[:4]:
         assert line.endswith(" True 0 False"), line           # round trip, no 0 inside
-    assert lines[4] == "flips caught 112 of 112"
-    assert lines[5] == "crc 0x29b1"
+    assert lines[4] == "flips caught 128 of 128"
+    assert lines[5] == "crc 0x29b1 0xcbf43926"
     for line in lines[6:]:
         parts = line.split()
         assert parts[3:6] == ["True", "True", "True"], line   # linked, authority, in order
