@@ -446,15 +446,16 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False):
                 edges += [(at, g, 0), (at + 50 * MS, g, 1)]
                 presses[i].append(t)
             c.schedule(edges)
-        got = [{"F": [], "P": [], "O": [], "C": [], "B": None} for _ in range(2)]
+        got = [{"F": [], "P": [], "O": [], "C": [], "S": [], "R": [], "Q": [], "T": [],
+                "K": [], "B": None} for _ in range(2)]
         for i, c in enumerate(pair.chips):
             text = c.exec_finish(guest_ms=(seconds + 120) * 1000, wall_s=wall_s)
             for line in text.splitlines():
                 f = line.split()
-                if f and f[0] in ("F", "P", "O", "C"):
+                if f and f[0] in ("F", "P", "O", "C", "S", "R", "Q", "T", "K"):
                     got[i][f[0]].append(tuple(int(x) for x in f[1:]))
-                elif f and f[0] == "B":
-                    got[i]["B"] = tuple(int(x) for x in f[1:])
+                elif f and f[0] in ("B", "L"):
+                    got[i][f[0]] = tuple(int(x) for x in f[1:])
             if got[i]["B"] is None:
                 raise DeviceError("bench: chip %d ended without its figures" % i, text[-600:])
         guest_s = pair.t_ns / 1e9
@@ -472,6 +473,7 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False):
                 outcomes.setdefault(t, fr)
             to_pixels = []
             taken = 0
+            hops = {}
             for edge in presses[i]:
                 want = (pair.ticks_us(host_i, edge) - base) & TICKS_MASK
                 hit = [pr for pr in d["P"] if pr[1] == me and abs(ticks_diff(pr[0], want)) < 2000]
@@ -485,6 +487,8 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False):
                 end_ns = _frame_end_ns(c, d["F"][shown][1], pixel_ends)
                 if end_ns is not None:
                     to_pixels.append((end_ns - pair.local_ns(i, edge)) / 1e6)
+                    _press_hops(pair, got, host_i, i, edge, want, d["F"][shown][0],
+                                pair.true_ns(i, end_ns), hops)
             out["chips"].append({
                 "role": "host" if i == host_i else "guest", "player": me,
                 "frame_ms": summary(frame_ms), "frames": len(game_frames),
@@ -492,13 +496,114 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False):
                 "presses_taken": taken, "presses_shown": len(to_pixels),
                 "gc_pause_ms": summary([us / 1000.0 for _f, us in d["C"]], ("p50", "max"), 2),
                 "gc_runs": len(d["C"]),
-                "_frame_ms": frame_ms, "_to_pixels": to_pixels})
+                "link": dict(zip(("resends", "bad", "good", "foreign", "dropped_tx"),
+                                 d.get("L") or ())),
+                "_frame_ms": frame_ms, "_to_pixels": to_pixels, "_hops": hops})
         if keep_lines:
             out["lines"] = got
             out["edges_ns"] = presses
         out["guest_s"] = round(guest_s, 3)
         out["wall_s"] = round(time.monotonic() - w0, 1)
         return out
+
+
+# Where a linked press's time goes: its hops, in the order it takes them, each from
+# the chips' own stamps (pico_bench_device.linked). A guest's press: on its cable,
+# read by the host, decided there and its outcome on the cable back, the guest's step
+# that shows it, that step's pixels. A host's press waits for the guest's word that
+# nothing touched before it is still to come (R43): the host's question, its answer.
+GUEST_HOPS = (("edge_to_cable", "guest: edge -> press on the cable"),
+              ("cable_to_host", "cable, host busy -> host read it"),
+              ("host_decides", "host: read -> outcome on the cable"),
+              ("back_to_guest", "cable, guest busy -> guest's step"),
+              ("guest_draws", "guest: step -> pixels sent"))
+HOST_HOPS = (("edge_to_ask", "host: edge -> question on the cable"),
+             ("ask_to_answer", "guest's T: question -> answer read"),
+             ("answer_to_step", "host: answer read -> its step"),
+             ("edge_to_step", "host: edge -> the step that shows it"),
+             ("host_draws", "host: step -> pixels sent"))
+# The hops a press on one handheld does not take (the rest it has too: its loop's
+# wait for the press, the first-touch window, the step, the picture).
+LINK_ONLY = ("cable_to_host", "host_decides", "back_to_guest", "ask_to_answer")
+
+
+def _press_hops(pair, got, host_i, i, edge, want, step_start, pixels_ns, hops):
+    """One press shown on chip i (edge: its true ns; want: its host game time; the
+    step that shows it: its start in chip i's ticks; its pixels: true ns): each hop's
+    ms into `hops`."""
+    def true(k, ticks):
+        return pair.true_ns(k, pair.chips[k].guest_ns(ticks))
+
+    one = {}
+
+    def put(key, a, b):
+        if a is not None and b is not None:
+            one[key] = (b - a) / 1e6
+    _hops_of_press(pair, got, host_i, i, edge, want, true(i, step_start), step_start,
+                   pixels_ns, true, put)
+    for key, ms in one.items():
+        hops.setdefault(key, []).append(ms)
+    mine = [k for k in LINK_ONLY if k in dict(GUEST_HOPS if i != host_i else HOST_HOPS)]
+    if all(k in one for k in mine):
+        hops.setdefault("link_only", []).append(sum(one[k] for k in mine))
+    elif i == host_i and "edge_to_step" in one and "ask_to_answer" not in one:
+        hops.setdefault("not_asked", []).append(1)
+
+
+def _hops_of_press(pair, got, host_i, i, edge, want, step_ns, step_start, pixels_ns,
+                   true, put):
+    put("guest_draws" if i != host_i else "host_draws", step_ns, pixels_ns)
+    if i == host_i:
+        put("edge_to_step", edge, step_ns)
+        stamp = pair.ticks_us(i, edge)
+        asked = [q for q in got[i]["Q"] if 0 <= ticks_diff(q[0], stamp) < 200_000 and q[1]]
+        if asked and ticks_diff(asked[0][1], step_start) <= 0:
+            q, a = asked[0]
+            put("edge_to_ask", edge, true(i, q))
+            put("ask_to_answer", true(i, q), true(i, a))
+            put("answer_to_step", true(i, a), step_ns)
+        return
+    stamp = pair.ticks_us(i, edge)
+    sent = [at for st, at in got[i]["S"] if abs(ticks_diff(st, stamp)) < 2000]
+    read = [at for st, at in got[host_i]["R"] if abs(ticks_diff(st, stamp)) < 2000]
+    h = got[host_i]
+    hp = [pr for pr in h["P"] if pr[1] != h["B"][1] and abs(ticks_diff(pr[0], want)) < 2000]
+    told = None
+    if hp:
+        t, _p, fr, moved = hp[0]
+        shown = fr if moved else dict((o[0], o[1]) for o in reversed(h["O"])).get(t)
+        tells = dict(h["T"])
+        if shown is not None and shown in tells:
+            told = true(host_i, tells[shown])
+    sent_ns = true(i, sent[0]) if sent else None
+    read_ns = true(host_i, read[0]) if read else None
+    put("edge_to_cable", edge, sent_ns)
+    put("cable_to_host", sent_ns, read_ns)
+    put("host_decides", read_ns, told)
+    put("back_to_guest", told, step_ns)
+
+
+def codec_case(firmware, tmp, n=40):
+    """The frame codec's µs on the chip, per frame kind (pico_bench_device.codec)."""
+    from tools.bench_pico import make_pico
+    w0 = time.monotonic()
+    pico = make_pico(firmware, tmp)
+    text = pico.exec("import pico_bench_device as b\nb.codec(%d)\n" % n, guest_ms=60_000,
+                     wall_s=600)
+    rows = []
+    done = None
+    for line in text.splitlines():
+        f = line.split()
+        if f and f[0] == "K":
+            rows.append({"frame": f[1], "encode_us": int(f[2]), "decode_us": int(f[3]),
+                         "v1_encode_us": int(f[4]), "v1_decode_us": int(f[5]),
+                         "bytes": int(f[6])})
+        elif f and f[0] == "DONE":
+            done = (int(f[1]), int(f[2]))
+    if done is None or done[0] != 2 * n * len(rows) or done[1]:
+        raise DeviceError("bench: the codec run did not decode every frame it made: %s"
+                          % (done,), text[-600:])
+    return {"rows": rows, "n": n, "wall_s": round(time.monotonic() - w0, 1)}
 
 
 def frames_figures(sessions):
@@ -516,6 +621,7 @@ def frames_figures(sessions):
             "presses_taken": sum(c["presses_taken"] for c in cs),
             "presses_shown": sum(c["presses_shown"] for c in cs),
             "gc_pause_ms_max": max([c["gc_pause_ms"]["max"] or 0 for c in cs] or [0]),
+            "hops_ms": _hop_figures(cs, GUEST_HOPS if role == "guest" else HOST_HOPS),
         }
     res["by_seed"] = [{k: v for k, v in s.items() if k != "chips"} | {
         "chips": [{k: v for k, v in c.items() if not k.startswith("_")} for c in s["chips"]]}
@@ -530,9 +636,23 @@ def frames_figures(sessions):
     return res
 
 
+def _hop_figures(chips, names):
+    from tools.bench_pico import summary
+    out = {}
+    for key, _label in names:
+        xs = [x for c in chips for x in c["_hops"].get(key, [])]
+        out[key] = summary(xs, ("p50", "p90", "p99", "max")) | {"n": len(xs)}
+    # Per press, the hops one handheld does not take, summed (presses with all of them).
+    link_only = [x for c in chips for x in c["_hops"].get("link_only", [])]
+    out["link_only"] = summary(link_only, ("p50", "p90", "p99", "max")) | {"n": len(link_only)}
+    out["not_asked"] = sum(len(c["_hops"].get("not_asked", [])) for c in chips)
+    return out
+
+
 def table(res):
     rows = ["link bench (two emulated Picos, 1 Mbaud, PIO edge stamps; guest time)", ""]
-    rows.append("%-28s %8s %8s %8s %6s" % ("sync_error_us", "p50", "p99", "max", "n"))
+    if res.get("game_sync") or res.get("sync"):
+        rows.append("%-28s %8s %8s %8s %6s" % ("sync_error_us", "p50", "p99", "max", "n"))
     for c in res.get("game_sync", []):
         p = c["sync_error_us"]
         rows.append("%-28s %8s %8s %8s %6s   bound %s..%s us, within: %s, edge exchanges %s" % (
@@ -570,6 +690,44 @@ def table(res):
                     "guest %s ms" % (f["host"]["presses_taken"], f["host"]["presses"],
                                      f["guest"]["presses_taken"], f["guest"]["presses"],
                                      f["host"]["gc_pause_ms_max"], f["guest"]["gc_pause_ms_max"]))
+        rows += ["", "where a linked press's time goes (ms, guest time; * = a hop one "
+                 "handheld does not take)",
+                 "%-40s %7s %7s %7s %7s %5s" % ("", "p50", "p90", "p99", "max", "n")]
+        for role, names in (("guest", GUEST_HOPS), ("host", HOST_HOPS)):
+            hp = f[role].get("hops_ms") or {}
+            for key, label in names + (("link_only", "%s: the * hops, summed" % role),):
+                v = hp.get(key)
+                if v:
+                    rows.append("%-40s %7s %7s %7s %7s %5s" % (
+                        ("* " if key in LINK_ONLY else "  ") + label, v["p50"], v["p90"],
+                        v["p99"], v["max"], v["n"]))
+            if role == "host" and hp.get("not_asked"):
+                rows.append("  (%d host presses needed no question: the guest's T had "
+                            "passed them)" % hp["not_asked"])
+        single = (one.get("frame_ms") or {}).get("p99")
+        for role in ("host", "guest"):
+            p99 = f[role]["frame_ms"]["p99"]
+            if single is not None and p99 is not None:
+                rows.append("goal %s frame_ms p99 <= single handheld's: %s (%s against %s "
+                            "ms)" % (role, "met" if p99 <= single else "MISSED", p99, single))
+        single = (one.get("press_to_pixels_ms") or {}).get("p99")
+        for role in ("host", "guest"):
+            p99 = f[role]["press_to_pixels_ms"]["p99"]
+            extra = ((f[role].get("hops_ms") or {}).get("link_only") or {}).get("p50")
+            if single is not None and p99 is not None:
+                rows.append("goal %s press_to_pixels p99 <= single handheld's: %s (%s "
+                            "against %s ms; the * hops alone take %s ms at p50)" % (
+                                role, "met" if p99 <= single else "MISSED", p99, single,
+                                extra))
+        rows.append("")
+    if res.get("codec"):
+        rows += ["frame codec on the chip (us per frame; version 1: its CRC-16 in Python)",
+                 "%-18s %6s %8s %8s %10s %10s" % ("frame", "bytes", "encode", "decode",
+                                                  "v1 encode", "v1 decode")]
+        for r in res["codec"]["rows"]:
+            rows.append("%-18s %6d %8d %8d %10d %10d" % (
+                r["frame"], r["bytes"], r["encode_us"], r["decode_us"], r["v1_encode_us"],
+                r["v1_decode_us"]))
         rows.append("")
     for c in res.get("sync", []):
         for key, label in (("sync_error_us", "edge stamps"), ("predicted_error_us", "  drift-fit prediction"),
@@ -607,6 +765,8 @@ def main(argv=None):
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--no-probe", action="store_true", help="only the game firmware")
     ap.add_argument("--no-game", action="store_true", help="only the probe")
+    ap.add_argument("--codec-only", action="store_true",
+                    help="only the frame codec's timing on the chip")
     ap.add_argument("--frames-s", type=int, default=30,
                     help="seconds of two-player linked play per seed for frame_ms and "
                          "press_to_pixels_ms (default 30; 0: none)")
@@ -624,6 +784,11 @@ def main(argv=None):
     dur = 400 if args.quick else 1000
     res = {"sync": []}
     with tempfile.TemporaryDirectory(prefix="spit-link-") as tmp:
+        if args.codec_only:
+            res["codec"] = codec_case(firmware, tmp)
+            res["wall_s"] = round(time.monotonic() - w0, 1)
+            print(table(res))
+            return 0
         files = device_files(tmp, firmware)
         if not args.no_game:
             # The real firmware: main.py and all, linked from the menu (R43's sync as
@@ -658,6 +823,8 @@ def main(argv=None):
             print(table(res))
             print("\nwrote %s" % args.out)
             return 0
+        res["codec"] = codec_case(firmware, tmp)
+        note("codec: %s" % res["codec"]["rows"])
         for ppm in ((0, 0), (0, 200), (0, -200)):
             res["sync"].append(sync_case(firmware, tmp, files, ppm, dur, 20))
             note("sync ppm %s: %s" % (ppm[1], res["sync"][-1]["sync_error_us"]))

@@ -292,7 +292,11 @@ def linked(seconds, max_frames=0, max_presses=0):
     decided in). Only clocks and counters into preallocated arrays; printed at the end:
     "F start end screen bytes" a frame, "P t player frame moved" a press taken,
     "O t frame" an outcome, "C frame pause_us" a collection, "B base me authority",
-    then DONE."""
+    "L resends bad good foreign dropped_tx" the link's counts, then DONE. And where a linked press's time goes, each hop stamped with this chip's
+    clock: "S stamp at" a press of this device's player put on the cable (the guest),
+    "R stamp at" one read from it (the host), "Q asked answered" the host's question
+    for the guest's "T" and when its answer was read, "T frame at" when the frame's
+    outcome went on the cable (the host's F; to 1/4 ms, after the frame's start)."""
     import machine
     from firmware import main as fm
     from firmware.table import Table
@@ -311,6 +315,62 @@ def linked(seconds, max_frames=0, max_presses=0):
     on = [False, 0, 0, None, None]     # recording, its end, bytes so far, the app, panel
     press = M.Match.press
     outcome = Table.on_outcome
+    from firmware.link import link as LL
+    from firmware.link.frame import HEAD
+    from firmware.link.play import LinkPlay
+    send, frame, tell = LL.Link._send, LL.Link._frame, LinkPlay._tell
+    # (Allocated when the firmware has set itself up, before the first recorded frame:
+    # the linked firmware's own buffers first, as on a board without this probe.)
+    hop = {}
+    x = [0, 0, 0, False]               # sent, read, questions, a question open
+
+    def hop_arrays():
+        # (Small: the linked firmware leaves little heap. A chip's presses are 150-600
+        # ms apart; a frame's outcome goes out within 64 ms of its start, in 1/4 ms.)
+        m2 = seconds * 3 + 8
+        for name in ("s_stamp", "s_at", "r_stamp", "r_at", "q_at", "a_at"):
+            hop[name] = _zeros(m2)
+        hop["m"] = m2
+        hop["f_tell"] = _zeros(n, "B")
+
+    def _u32(b, i):
+        return (b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]
+
+    def logged_send(self, kind, seq, payload):
+        send(self, kind, seq, payload)
+        if on[0] and kind == 5 and payload:
+            j = 0
+            while j + 7 <= len(payload) and payload[j] == 80:        # P
+                if payload[j + 6] and x[0] < hop["m"]:
+                    hop["s_stamp"][x[0]] = _u32(payload, j + 1)
+                    hop["s_at"][x[0]] = ticks_us()
+                    x[0] += 1
+                j += 7
+            if payload[0] == 81 and not x[3] and x[2] < hop["m"]:  # Q
+                hop["q_at"][x[2]] = ticks_us()
+                x[3] = True
+
+    def logged_frame(self, version, kind, seq, ack, raw, end):
+        if on[0] and kind == 5 and seq == self._rx_expect:      # (not a resend's copy)
+            j = HEAD
+            while j + 7 <= end and raw[j] == 80:
+                if raw[j + 6] and x[1] < hop["m"]:
+                    hop["r_stamp"][x[1]] = _u32(raw, j + 1)
+                    hop["r_at"][x[1]] = ticks_us()
+                    x[1] += 1
+                j += 7
+            if x[3] and j + 5 <= end and raw[j] == 84:             # the T asked for
+                hop["a_at"][x[2]] = ticks_us()
+                x[2] += 1
+                x[3] = False
+        return frame(self, version, kind, seq, ack, raw, end)
+
+    def logged_tell(self, changed):
+        tell(self, changed)
+        ft = hop.get("f_tell")
+        if on[0] and self._framed and k[0] < n and not ft[k[0]]:
+            q = (ticks_diff(ticks_us(), f_start[k[0]]) >> 8) + 1   # (0: none)
+            ft[k[0]] = q if q < 255 else 255
 
     def logged_press(self, t, p, code):
         what = press(self, t, p, code)
@@ -338,6 +398,7 @@ def linked(seconds, max_frames=0, max_presses=0):
 
     def probe(app):
         if on[3] is None:
+            hop_arrays()
             on[3] = app
             app._real_step = app.step
             app.step = timed_step
@@ -371,6 +432,7 @@ def linked(seconds, max_frames=0, max_presses=0):
 
     M.Match.press = logged_press
     Table.on_outcome = logged_outcome
+    LL.Link._send, LL.Link._frame, LinkPlay._tell = logged_send, logged_frame, logged_tell
     try:
         fm.run(probe=probe)
     except _Done:
@@ -378,9 +440,13 @@ def linked(seconds, max_frames=0, max_presses=0):
     finally:
         M.Match.press = press
         Table.on_outcome = outcome
+        LL.Link._send, LL.Link._frame, LinkPlay._tell = send, frame, tell
     app = on[3]
     lp = app.linkplay
     print("B %d %d %d" % (lp.base, lp.me, 1 if lp.link.authority else 0))
+    lk = lp.link
+    print("L %d %d %d %d %d" % (lk.resends, lk.dec.bad, lk.dec.good, lk.foreign,
+                                getattr(lk.port, "dropped_tx", 0)))
     for i in range(k[0]):
         print("F %d %d %d %d" % (f_start[i], (f_start[i] + f_end[i]) & 0x3FFFFFFF,
                                  f_screen[i], f_bytes[i]))
@@ -390,7 +456,50 @@ def linked(seconds, max_frames=0, max_presses=0):
         print("O %d %d" % (o_t[i], o_frame[i]))
     for i in range(k[3]):
         print("C %d %d" % (g_frame[i], g_us[i]))
+    for i in range(x[0]):
+        print("S %d %d" % (hop["s_stamp"][i], hop["s_at"][i]))
+    for i in range(x[1]):
+        print("R %d %d" % (hop["r_stamp"][i], hop["r_at"][i]))
+    for i in range(x[2]):
+        print("Q %d %d" % (hop["q_at"][i], hop["a_at"][i]))
+    for i in range(k[0]):
+        if hop["f_tell"][i]:
+            print("T %d %d" % (i, (f_start[i] + ((hop["f_tell"][i] - 1) << 8) + 128)
+                               & 0x3FFFFFFF))
     print("DONE %d %d %d" % (k[0], k[1], k[2]))
+
+
+def codec(n=40):
+    """The link's frame codec on this chip (firmware/link/frame.py): µs to encode and
+    to decode each of the frames a linked game sends most, as this version frames them
+    (CRC-32 in C) and as version 1 did (CRC-16 in Python). Prints "K name enc_us dec_us
+    v1_enc_us v1_dec_us bytes" per frame, then DONE."""
+    from firmware.link import frame as F
+    from firmware.link.link import VERSION
+    ticks_us = time.ticks_us
+    ticks_diff = time.ticks_diff
+    dec = F.Decoder()
+    got = [0]
+
+    def taken(version, kind, seq, ack, raw, end):
+        got[0] += 1
+    cases = (("press_and_T", 5, b"P\x01\x02\x03\x04\x05\x01T\x01\x02\x03\x04"),
+             ("clock_question", 3, b"\x01\x02\x03\x04" + b"\xff" * 38),
+             ("clock_answer", 4, bytes((i * 73 + 5) & 0xFF for i in range(30)) + bytes(12)),
+             ("game_data_150", 5, bytes((i * 29 + 1) & 0xFF for i in range(150))))
+    for name, kind, p in cases:
+        row = []
+        for v in (VERSION, 1):
+            t0 = ticks_us()
+            for _ in range(n):
+                enc = F.encode(v, kind, 1, 2, p)
+            t1 = ticks_us()
+            for _ in range(n):
+                dec.feed(enc, len(enc), taken)
+            t2 = ticks_us()
+            row += [ticks_diff(t1, t0) // n, ticks_diff(t2, t1) // n, len(enc)]
+        print("K %s %d %d %d %d %d" % (name, row[0], row[1], row[3], row[4], row[2]))
+    print("DONE %d %d" % (got[0], dec.bad))
 
 
 def irq_off(kind, windows, off_us=20000):

@@ -1,12 +1,14 @@
 # The bytes on the wire. A frame is
 #
-#   version, kind, seq, ack, payload..., CRC-32 (high byte first)
+#   version, kind, seq, ack, payload..., CRC-32 (low byte first)
 #
 # COBS-encoded (so that no 0 byte is left in it) and ended by one 0 byte. A receiver
 # that joins mid-frame, or a byte lost or flipped on a loose cable, costs at most the
 # frame it fell in: the next 0 starts afresh, and the CRC-32 (IEEE, binascii's: every
 # error of up to 3 bits and every burst up to 32 bits in frames this short) throws the
-# damaged one away. The protocol then resends it (link.py).
+# damaged one away. The protocol then resends it (link.py). Low byte first, so that
+# the CRC-32 of a whole good frame, its CRC included, is always RESIDUE: a check that
+# compares one small int (on the chip a CRC is often 2**30 or more, a heap object).
 #
 # Version 1 of the protocol ended its frames with a CRC-16 (CCITT) computed in Python:
 # some 14 µs a byte on the chip, each way, against binascii's C. Such a frame is still
@@ -15,9 +17,12 @@
 #
 # The work is done a run of bytes at a time (find, slices: C), never a byte at a time
 # in Python: decoding took ~60 µs a byte on the chip, and the link reads ~1 KB a second.
-# No allocation per received byte: the decoder keeps two buffers of the longest frame.
+# Little garbage: no allocation per received byte, three small views per frame (the
+# decoder keeps two buffers of the longest frame); every frame the link reads or
+# writes is garbage a collection must sweep, inside a frame if the heap runs out.
 
 from shared_rules.compat import const
+import struct
 
 try:
     from binascii import crc32 as _crc32
@@ -30,6 +35,7 @@ CHECK = const(4)                 # the CRC-32's bytes (version 1: 2, a CRC-16)
 _RAW_MAX = const(208)            # HEAD + MAX_PAYLOAD + CHECK
 ENC_MAX = const(211)             # COBS adds one byte per 254 and the code byte, + the 0
 _FIRST = const(1)                # the version whose frames end in a CRC-16
+RESIDUE = const(0x2144DF1C)      # the CRC-32 of any good frame with its CRC (< 2**30)
 _ZERO = b"\0"
 
 
@@ -60,7 +66,7 @@ def crc16(buf, start, end, crc=0xFFFF):
 def crc32(data):
     """CRC-32 (IEEE) of a bytes-like object, as binascii.crc32."""
     if _crc32 is not None:
-        return _crc32(data) & 0xFFFFFFFF
+        return _crc32(data)
     c = 0xFFFFFFFF
     for b in data:
         c ^= b
@@ -88,18 +94,17 @@ def encode(version, kind, seq, ack, payload):
         raw[e] = c >> 8
         raw[e + 1] = c & 0xFF
     else:
-        c = crc32(memoryview(raw)[:e])
-        raw[e] = (c >> 24) & 0xFF
-        raw[e + 1] = (c >> 16) & 0xFF
-        raw[e + 2] = (c >> 8) & 0xFF
-        raw[e + 3] = c & 0xFF
+        src = memoryview(raw)
+        struct.pack_into("<I", raw, e, crc32(src[:e]))
+        return cobs_encode(raw, src)
     return cobs_encode(raw)
 
 
-def cobs_encode(raw):
+def cobs_encode(raw, src=None):
     n = len(raw)
     out = bytearray(n + n // 254 + 2)
-    src = memoryview(raw)
+    if src is None:
+        src = memoryview(raw)
     k = 0                        # where the current block's code byte goes
     i = 0
     while True:
@@ -131,7 +136,18 @@ def cobs_decode(src, n, dst):
 
 
 def _unblock(src, n, dst):
-    # src[:n] holds no 0 (a memoryview, so that a block's slice copies nothing).
+    # src[:n] holds no 0 (a memoryview, so that a slice of it copies nothing).
+    if n < 255:
+        # Shorter than one full block, as every frame of ours: no code can be 0xFF, so
+        # the data are src[1:n] with a 0 where each code byte after the first stands.
+        if n - 1 > len(dst):
+            return -1
+        dst[0:n - 1] = src[1:n]
+        i = src[0]
+        while i < n:
+            dst[i - 1] = 0
+            i += src[i]
+        return n - 1 if i == n else -1
     i = 0
     k = 0
     dmax = len(dst)
@@ -164,6 +180,7 @@ class Decoder:
         self._over = False           # the frame being gathered is too long: skip it
         self._zero = False           # the last byte fed was a 0
         self.raw = bytearray(_RAW_MAX)
+        self._rawv = memoryview(self.raw)
         self.good = 0
         self.bad = 0                 # failed the CRC, not COBS, too short or too long, 0 0
         self._src = None             # the buffer last fed, and a view of it
@@ -217,13 +234,10 @@ class Decoder:
             self.bad += 1
             return
         e = k - CHECK
-        if e >= HEAD:
-            c = crc32(memoryview(raw)[:e])
-            if raw[e] == (c >> 24) & 0xFF and raw[e + 1] == (c >> 16) & 0xFF and \
-                    raw[e + 2] == (c >> 8) & 0xFF and raw[e + 3] == c & 0xFF:
-                self.good += 1
-                handler(raw[0], raw[1], raw[2], raw[3], raw, e)
-                return
+        if e >= HEAD and crc32(self._rawv[:k]) == RESIDUE:
+            self.good += 1
+            handler(raw[0], raw[1], raw[2], raw[3], raw, e)
+            return
         if raw[0] == _FIRST:
             # A frame of version 1 (a CRC-16): only so that its sender can be named.
             e = k - 2

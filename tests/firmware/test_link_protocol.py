@@ -34,7 +34,8 @@ def test_a_frame_ends_in_the_crc32_of_its_head_and_payload():
     assert F.cobs_decode(enc, len(enc) - 1, raw) == 13
     c = binascii.crc32(bytes(raw[:9]))
     assert raw[:9] == bytes((VERSION, 5, 7, 9)) + b"hello"
-    assert raw[9:] == c.to_bytes(4, "big")
+    assert raw[9:] == c.to_bytes(4, "little")
+    assert binascii.crc32(bytes(raw)) == F.RESIDUE               # what the decoder checks
     assert F.crc32(b"123456789") == 0xCBF43926
 
 
@@ -51,6 +52,20 @@ def test_cobs_decoding_refuses_a_zero_inside_or_a_block_past_the_end():
     assert F.cobs_decode(b"\x03a\x00", 3, raw) == -1
     assert F.cobs_decode(b"\x05ab", 3, raw) == -1
     assert F.cobs_decode(b"\xff" + b"a" * 254, 255, bytearray(100)) == -1   # too long
+
+
+@given(st.lists(st.one_of(st.just(b"\x00"), st.binary(max_size=3),
+                          st.integers(250, 600).map(lambda n: bytes(1 + i % 255 for i in range(n)))),
+                max_size=5).map(b"".join))
+@settings(max_examples=200, deadline=None)
+def test_cobs_round_trips_any_bytes_long_runs_too(data):
+    """COBS itself, beyond our frames' sizes: runs of 254 and more non-zero bytes take
+    code 0xFF blocks, which no frame of ours is long enough to need."""
+    enc = F.cobs_encode(bytearray(data))
+    assert enc[-1] == 0 and 0 not in enc[:-1]
+    out = bytearray(len(data) + 1)
+    assert F.cobs_decode(enc, len(enc) - 1, out) == len(data)
+    assert out[:len(data)] == data
 
 
 @given(st.lists(st.binary(max_size=F.MAX_PAYLOAD), min_size=1, max_size=6),
