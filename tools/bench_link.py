@@ -597,10 +597,11 @@ def codec_case(firmware, tmp, n=40):
         if f and f[0] == "K":
             rows.append({"frame": f[1], "encode_us": int(f[2]), "decode_us": int(f[3]),
                          "v1_encode_us": int(f[4]), "v1_decode_us": int(f[5]),
-                         "bytes": int(f[6])})
+                         "bytes": int(f[6]), "encode_garbage_bytes": int(f[7]),
+                         "decode_garbage_bytes": int(f[8])})
         elif f and f[0] == "DONE":
             done = (int(f[1]), int(f[2]))
-    if done is None or done[0] != 2 * n * len(rows) or done[1]:
+    if done is None or done[0] != 3 * n * len(rows) or done[1]:
         raise DeviceError("bench: the codec run did not decode every frame it made: %s"
                           % (done,), text[-600:])
     return {"rows": rows, "n": n, "wall_s": round(time.monotonic() - w0, 1)}
@@ -721,13 +722,15 @@ def table(res):
                                 extra))
         rows.append("")
     if res.get("codec"):
-        rows += ["frame codec on the chip (us per frame; version 1: its CRC-16 in Python)",
-                 "%-18s %6s %8s %8s %10s %10s" % ("frame", "bytes", "encode", "decode",
-                                                  "v1 encode", "v1 decode")]
+        rows += ["frame codec on the chip (us per frame; version 1: its CRC-16 in Python; "
+                 "bytes of garbage per frame)",
+                 "%-18s %6s %8s %8s %10s %10s %9s %9s" % (
+                     "frame", "bytes", "encode", "decode", "v1 encode", "v1 decode",
+                     "enc trash", "dec trash")]
         for r in res["codec"]["rows"]:
-            rows.append("%-18s %6d %8d %8d %10d %10d" % (
+            rows.append("%-18s %6d %8d %8d %10d %10d %9d %9d" % (
                 r["frame"], r["bytes"], r["encode_us"], r["decode_us"], r["v1_encode_us"],
-                r["v1_decode_us"]))
+                r["v1_decode_us"], r["encode_garbage_bytes"], r["decode_garbage_bytes"]))
         rows.append("")
     for c in res.get("sync", []):
         for key, label in (("sync_error_us", "edge stamps"), ("predicted_error_us", "  drift-fit prediction"),

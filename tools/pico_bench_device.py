@@ -472,8 +472,10 @@ def linked(seconds, max_frames=0, max_presses=0):
 def codec(n=40):
     """The link's frame codec on this chip (firmware/link/frame.py): µs to encode and
     to decode each of the frames a linked game sends most, as this version frames them
-    (CRC-32 in C) and as version 1 did (CRC-16 in Python). Prints "K name enc_us dec_us
-    v1_enc_us v1_dec_us bytes" per frame, then DONE."""
+    (CRC-32 in C) and as version 1 did (CRC-16 in Python), and the bytes of garbage
+    each leaves. Prints "K name enc_us dec_us v1_enc_us v1_dec_us bytes enc_garbage
+    dec_garbage" per frame, then DONE."""
+    import gc
     from firmware.link import frame as F
     from firmware.link.link import VERSION
     ticks_us = time.ticks_us
@@ -498,8 +500,22 @@ def codec(n=40):
                 dec.feed(enc, len(enc), taken)
             t2 = ticks_us()
             row += [ticks_diff(t1, t0) // n, ticks_diff(t2, t1) // n, len(enc)]
-        print("K %s %d %d %d %d %d" % (name, row[0], row[1], row[3], row[4], row[2]))
-    print("DONE %d %d" % (got[0], dec.bad))
+        # The garbage each makes (a collection must sweep it): apart from the timed
+        # loops, with collections held off so the count is whole.
+        enc = F.encode(VERSION, kind, 1, 2, p)
+        gc.collect()
+        gc.disable()
+        a0 = gc.mem_alloc()
+        for _ in range(n):
+            F.encode(VERSION, kind, 1, 2, p)
+        a1 = gc.mem_alloc()
+        for _ in range(n):
+            dec.feed(enc, len(enc), taken)
+        a2 = gc.mem_alloc()
+        gc.enable()
+        print("K %s %d %d %d %d %d %d %d" % (name, row[0], row[1], row[3], row[4], row[2],
+                                             (a1 - a0) // n, (a2 - a1) // n))
+    print("DONE %d %d" % (got[0], dec.bad))   # (each frame decoded 3n times)
 
 
 def irq_off(kind, windows, off_us=20000):
