@@ -75,14 +75,21 @@ def crc32(data):
     return c ^ 0xFFFFFFFF
 
 
+# The frame being encoded and its encoding: one of each, made once (a frame a few
+# times a frame interval would otherwise leave both as garbage every time).
+_RAW = bytearray(_RAW_MAX)
+_RAWV = memoryview(_RAW)
+_OUT = bytearray(ENC_MAX)
+_OUTV = memoryview(_OUT)
+
+
 def encode(version, kind, seq, ack, payload):
     """The frame as bytes to write: COBS with its ending 0. (Version 1's frames end in
     a CRC-16, as that version sent them: for tests of a peer running it.)"""
     n = len(payload)
     if n > MAX_PAYLOAD:
         raise ValueError("payload of %d bytes, at most %d" % (n, MAX_PAYLOAD))
-    check = 2 if version == _FIRST else CHECK
-    raw = bytearray(HEAD + n + check)
+    raw = _RAW
     raw[0] = version
     raw[1] = kind
     raw[2] = seq & 0xFF
@@ -93,22 +100,28 @@ def encode(version, kind, seq, ack, payload):
         c = crc16(raw, 0, e)
         raw[e] = c >> 8
         raw[e + 1] = c & 0xFF
+        e += 2
     else:
-        src = memoryview(raw)
-        struct.pack_into("<I", raw, e, crc32(src[:e]))
-        return cobs_encode(raw, src)
-    return cobs_encode(raw)
+        struct.pack_into("<I", raw, e, crc32(_RAWV[:e]))
+        e += CHECK
+    k = _cobs_into(raw, _RAWV, e, _OUT)
+    return bytes(_OUTV[:k])
 
 
-def cobs_encode(raw, src=None):
+def cobs_encode(raw):
+    """COBS of raw (bytes-like), with its ending 0."""
     n = len(raw)
     out = bytearray(n + n // 254 + 2)
-    if src is None:
-        src = memoryview(raw)
+    k = _cobs_into(raw, memoryview(raw), n, out)
+    return bytes(out[:k])
+
+
+def _cobs_into(raw, src, n, out):
+    # COBS of raw[:n] (src: a view of it) into out; -> its length, the ending 0 too.
     k = 0                        # where the current block's code byte goes
     i = 0
     while True:
-        z = raw.find(_ZERO, i)
+        z = raw.find(_ZERO, i, n)
         end = n if z < 0 else z
         while end - i >= 254:    # a full block (code 0xFF): no 0 implied after it
             out[k] = 0xFF
@@ -124,7 +137,7 @@ def cobs_encode(raw, src=None):
             break
         i = z + 1
     out[k] = 0
-    return bytes(out[:k + 1])
+    return k + 1
 
 
 def cobs_decode(src, n, dst):
