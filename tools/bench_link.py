@@ -402,7 +402,7 @@ def game_race_case(firmware, files, ppm, gaps_us, per_gap, lobby_ms=1200, wall_s
             "guest_s": round(guest_s, 3), "wall_s": round(time.monotonic() - w0, 1)}
 
 
-def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False):
+def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False, hops=True):
     """The game firmware as shipped on both chips (firmware.main.run: its loop, its
     collections), linked from the menu, two people playing: the host presses A and B on
     each chip at seeded random moments. Per chip: frame_ms (game-screen frames) and
@@ -429,8 +429,8 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False):
         for c in pair.chips:
             c.keep_i2c = True
             c.i2c_log.clear()
-            c.exec_start("import pico_bench_device as b\nb.linked(%d)\n" % seconds,
-                         wall_s=wall_s)
+            c.exec_start("import pico_bench_device as b\nb.linked(%d, hops=%r)\n"
+                         % (seconds, hops), wall_s=wall_s)
         host_i = _link_and_deal(pair, 1200, wall_s)
         pair.run_for(300_000, wall_s=wall_s)
         t0 = pair.t_ns
@@ -698,7 +698,7 @@ def table(res):
             hp = f[role].get("hops_ms") or {}
             for key, label in names + (("link_only", "%s: the * hops, summed" % role),):
                 v = hp.get(key)
-                if v:
+                if v and v.get("n"):
                     rows.append("%-40s %7s %7s %7s %7s %5s" % (
                         ("* " if key in LINK_ONLY else "  ") + label, v["p50"], v["p90"],
                         v["p99"], v["max"], v["n"]))
@@ -768,6 +768,9 @@ def main(argv=None):
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--no-probe", action="store_true", help="only the game firmware")
     ap.add_argument("--no-game", action="store_true", help="only the probe")
+    ap.add_argument("--no-hops", action="store_true",
+                    help="frames sessions without the per-hop stamps (their ~3 KB of "
+                         "arrays on each chip's heap)")
     ap.add_argument("--codec-only", action="store_true",
                     help="only the frame codec's timing on the chip")
     ap.add_argument("--frames-s", type=int, default=30,
@@ -814,7 +817,8 @@ def main(argv=None):
             if seconds > 0 and seeds:
                 sessions = []
                 for seed in (seeds[:1] if args.quick else seeds):
-                    sessions.append(game_frames_case(firmware, seconds, seed))
+                    sessions.append(game_frames_case(firmware, seconds, seed,
+                                                     hops=not args.no_hops))
                     note("game frames seed %d: %s" % (seed, [
                         (c["role"], c["frame_ms"], c["press_to_pixels_ms"])
                         for c in sessions[-1]["chips"]]))

@@ -284,7 +284,7 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
     print("DONE %d %d %d" % (k[0], getattr(fm, "gc_runs", 0) - t_gc, getattr(fm, "gc_max_us", 0)))
 
 
-def linked(seconds, max_frames=0, max_presses=0):
+def linked(seconds, max_frames=0, max_presses=0, hops=True):
     """The game firmware as shipped (firmware.main.run, its loop and its collections),
     linked from its menu by the host; from the first frame of linked play on, for
     `seconds`: each frame, and each press of either player the game took (its game
@@ -296,7 +296,8 @@ def linked(seconds, max_frames=0, max_presses=0):
     clock: "S stamp at" a press of this device's player put on the cable (the guest),
     "R stamp at" one read from it (the host), "Q asked answered" the host's question
     for the guest's "T" and when its answer was read, "T frame at" when the frame's
-    outcome went on the cable (the host's F; to 1/4 ms, after the frame's start)."""
+    outcome went on the cable (the host's F; to 1/4 ms, after the frame's start)
+    (hops=False: none of those, and the ~3 KB of heap their arrays take)."""
     import machine
     from firmware import main as fm
     from firmware.table import Table
@@ -398,7 +399,8 @@ def linked(seconds, max_frames=0, max_presses=0):
 
     def probe(app):
         if on[3] is None:
-            hop_arrays()
+            if hops:
+                hop_arrays()
             on[3] = app
             app._real_step = app.step
             app.step = timed_step
@@ -432,7 +434,8 @@ def linked(seconds, max_frames=0, max_presses=0):
 
     M.Match.press = logged_press
     Table.on_outcome = logged_outcome
-    LL.Link._send, LL.Link._frame, LinkPlay._tell = logged_send, logged_frame, logged_tell
+    if hops:
+        LL.Link._send, LL.Link._frame, LinkPlay._tell = logged_send, logged_frame, logged_tell
     try:
         fm.run(probe=probe)
     except _Done:
@@ -462,7 +465,7 @@ def linked(seconds, max_frames=0, max_presses=0):
         print("R %d %d" % (hop["r_stamp"][i], hop["r_at"][i]))
     for i in range(x[2]):
         print("Q %d %d" % (hop["q_at"][i], hop["a_at"][i]))
-    for i in range(k[0]):
+    for i in range(k[0] if hops else 0):
         if hop["f_tell"][i]:
             print("T %d %d" % (i, (f_start[i] + ((hop["f_tell"][i] - 1) << 8) + 128)
                                & 0x3FFFFFFF))
