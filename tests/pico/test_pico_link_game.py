@@ -90,7 +90,11 @@ def _link_and_deal(pair):
 
 
 def _results(pair):
-    """Stop both (Ctrl-C: the app stays in firmware.main) -> what each recorded."""
+    """Let what is still on the line arrive, then stop both (Ctrl-C: the app stays in
+    firmware.main) -> what each recorded. (The host records the frames it decides at
+    once; its last message may still need a resend, 60 ms each, through a noisy cable:
+    stopped at once, a guest would lack it.)"""
+    pair.run_for(2_000_000, wall_s=600)
     out = []
     for c in pair.chips:
         c.interrupt(wall_s=120)
