@@ -402,7 +402,8 @@ def game_race_case(firmware, files, ppm, gaps_us, per_gap, lobby_ms=1200, wall_s
             "guest_s": round(guest_s, 3), "wall_s": round(time.monotonic() - w0, 1)}
 
 
-def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False, hops=True):
+def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
+                     hops=False):
     """The game firmware as shipped on both chips (firmware.main.run: its loop, its
     collections), linked from the menu, two people playing: the host presses A and B on
     each chip at seeded random moments. Per chip: frame_ms (game-screen frames) and
@@ -692,7 +693,7 @@ def table(res):
                                      f["guest"]["presses_taken"], f["guest"]["presses"],
                                      f["host"]["gc_pause_ms_max"], f["guest"]["gc_pause_ms_max"]))
         rows += ["", "where a linked press's time goes (ms, guest time; * = a hop one "
-                 "handheld does not take)",
+                 "handheld does not take; --hops only)",
                  "%-40s %7s %7s %7s %7s %5s" % ("", "p50", "p90", "p99", "max", "n")]
         for role, names in (("guest", GUEST_HOPS), ("host", HOST_HOPS)):
             hp = f[role].get("hops_ms") or {}
@@ -768,9 +769,11 @@ def main(argv=None):
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--no-probe", action="store_true", help="only the game firmware")
     ap.add_argument("--no-game", action="store_true", help="only the probe")
-    ap.add_argument("--no-hops", action="store_true",
-                    help="frames sessions without the per-hop stamps (their ~3 KB of "
-                         "arrays on each chip's heap)")
+    ap.add_argument("--hops", action="store_true",
+                    help="frames sessions with the per-hop stamps (where a linked press's "
+                         "time goes); their ~3 KB of arrays on each chip's heap make the "
+                         "linked firmware collect inside frames, so its frame and press "
+                         "figures are not the firmware's as shipped")
     ap.add_argument("--codec-only", action="store_true",
                     help="only the frame codec's timing on the chip")
     ap.add_argument("--frames-s", type=int, default=30,
@@ -818,7 +821,7 @@ def main(argv=None):
                 sessions = []
                 for seed in (seeds[:1] if args.quick else seeds):
                     sessions.append(game_frames_case(firmware, seconds, seed,
-                                                     hops=not args.no_hops))
+                                                     hops=args.hops))
                     note("game frames seed %d: %s" % (seed, [
                         (c["role"], c["frame_ms"], c["press_to_pixels_ms"])
                         for c in sessions[-1]["chips"]]))

@@ -284,7 +284,7 @@ def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
     print("DONE %d %d %d" % (k[0], getattr(fm, "gc_runs", 0) - t_gc, getattr(fm, "gc_max_us", 0)))
 
 
-def linked(seconds, max_frames=0, max_presses=0, hops=True):
+def linked(seconds, max_frames=0, max_presses=0, hops=False):
     """The game firmware as shipped (firmware.main.run, its loop and its collections),
     linked from its menu by the host; from the first frame of linked play on, for
     `seconds`: each frame, and each press of either player the game took (its game
@@ -292,12 +292,14 @@ def linked(seconds, max_frames=0, max_presses=0, hops=True):
     decided in). Only clocks and counters into preallocated arrays; printed at the end:
     "F start end screen bytes" a frame, "P t player frame moved" a press taken,
     "O t frame" an outcome, "C frame pause_us" a collection, "B base me authority",
-    "L resends bad good foreign dropped_tx" the link's counts, then DONE. And where a linked press's time goes, each hop stamped with this chip's
-    clock: "S stamp at" a press of this device's player put on the cable (the guest),
-    "R stamp at" one read from it (the host), "Q asked answered" the host's question
-    for the guest's "T" and when its answer was read, "T frame at" when the frame's
-    outcome went on the cable (the host's F; to 1/4 ms, after the frame's start)
-    (hops=False: none of those, and the ~3 KB of heap their arrays take)."""
+    "L resends bad good foreign dropped_tx" the link's counts, then DONE. With hops,
+    where a linked press's time goes, each hop stamped with this chip's clock: "S stamp
+    at" a press of this device's player put on the cable (the guest), "R stamp at" one
+    read from it (the host), "Q asked answered" the host's question for the guest's
+    "T" and when its answer was read, "T frame at" when the frame's outcome went on the
+    cable (the host's F; to 1/4 ms, after the frame's start). Their arrays take ~3 KB
+    of a heap the linked firmware has little of to spare, and its frames are longer
+    with them (likely collections inside frames): not the firmware's as shipped."""
     import machine
     from firmware import main as fm
     from firmware.table import Table
