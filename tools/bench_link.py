@@ -692,10 +692,13 @@ def table(res):
                     "guest %s ms" % (f["host"]["presses_taken"], f["host"]["presses"],
                                      f["guest"]["presses_taken"], f["guest"]["presses"],
                                      f["host"]["gc_pause_ms_max"], f["guest"]["gc_pause_ms_max"]))
-        rows += ["", "where a linked press's time goes (ms, guest time; * = a hop one "
-                 "handheld does not take; --hops only)",
-                 "%-40s %7s %7s %7s %7s %5s" % ("", "p50", "p90", "p99", "max", "n")]
-        for role, names in (("guest", GUEST_HOPS), ("host", HOST_HOPS)):
+        stamped = any(((f[role].get("hops_ms") or {}).get("link_only") or {}).get("n")
+                      for role in ("host", "guest"))
+        if stamped:
+            rows += ["", "where a linked press's time goes (ms, guest time; * = a hop one "
+                     "handheld does not take; --hops)",
+                     "%-40s %7s %7s %7s %7s %5s" % ("", "p50", "p90", "p99", "max", "n")]
+        for role, names in (("guest", GUEST_HOPS), ("host", HOST_HOPS)) if stamped else ():
             hp = f[role].get("hops_ms") or {}
             for key, label in names + (("link_only", "%s: the * hops, summed" % role),):
                 v = hp.get(key)
@@ -718,9 +721,10 @@ def table(res):
             extra = ((f[role].get("hops_ms") or {}).get("link_only") or {}).get("p50")
             if single is not None and p99 is not None:
                 rows.append("goal %s press_to_pixels p99 <= single handheld's: %s (%s "
-                            "against %s ms; the * hops alone take %s ms at p50)" % (
+                            "against %s ms%s)" % (
                                 role, "met" if p99 <= single else "MISSED", p99, single,
-                                extra))
+                                "" if extra is None else
+                                "; the * hops alone take %s ms at p50" % extra))
         rows.append("")
     if res.get("codec"):
         rows += ["frame codec on the chip (us per frame; version 1: its CRC-16 in Python; "

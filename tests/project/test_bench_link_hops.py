@@ -95,3 +95,21 @@ def test_the_table_says_which_goal_is_missed_and_what_the_link_hops_take():
     assert ("goal guest press_to_pixels p99 <= single handheld's: MISSED (44.0 against "
             "34.6 ms; the * hops alone take 22.0 ms at p50)") in text
     assert "goal host frame_ms p99 <= single handheld's: MISSED (20.0 against 18 ms)" in text
+
+
+def test_without_the_stamps_no_hop_table_and_no_guessed_share():
+    role = {"frame_ms": {"p50": 3.0, "p99": 20.0, "max": 22.0}, "frames": 100,
+            "press_to_pixels_ms": {"p50": 40.0, "p99": 44.0, "max": 45.0},
+            "presses": 4, "presses_taken": 2, "presses_shown": 2, "gc_pause_ms_max": 9.0}
+    empty = {"host": bench_link.HOST_HOPS, "guest": bench_link.GUEST_HOPS}
+    res = {"game_frames": dict(
+        {r: dict(role, hops_ms=bench_link._hop_figures(
+            [{"_hops": {"guest_draws": [15.0], "host_draws": [17.0]}}], empty[r]))
+         for r in ("host", "guest")},
+        seconds_per_seed=1, seeds=[1],
+        single_handheld={"frame_ms": {"p99": 21.0}, "press_to_pixels_ms": {"p99": 34.6}})}
+    text = bench_link.table(res)
+    assert "where a linked press's time goes" not in text and "needed no question" not in text
+    assert ("goal guest press_to_pixels p99 <= single handheld's: MISSED (44.0 against "
+            "34.6 ms)") in text
+    assert "goal guest frame_ms p99 <= single handheld's: met (20.0 against 21.0 ms)" in text
