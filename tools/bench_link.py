@@ -695,8 +695,11 @@ def table(res):
         stamped = any(((f[role].get("hops_ms") or {}).get("link_only") or {}).get("n")
                       for role in ("host", "guest"))
         if stamped:
+            hf = f.get("hops_from")
             rows += ["", "where a linked press's time goes (ms, guest time; * = a hop one "
-                     "handheld does not take; --hops)",
+                     "handheld does not take; %s)" % (
+                         "from a session of its own with the hop stamps, seed %d, %d s" % (
+                             hf["seed"], hf["seconds"]) if hf else "--hops"),
                      "%-40s %7s %7s %7s %7s %5s" % ("", "p50", "p90", "p99", "max", "n")]
         for role, names in (("guest", GUEST_HOPS), ("host", HOST_HOPS)) if stamped else ():
             hp = f[role].get("hops_ms") or {}
@@ -830,6 +833,15 @@ def main(argv=None):
                         (c["role"], c["frame_ms"], c["press_to_pixels_ms"])
                         for c in sessions[-1]["chips"]]))
                 res["game_frames"] = frames_figures(sessions)
+                if not args.hops and not args.quick:
+                    # Where the time goes: a session of its own with the hop stamps,
+                    # whose arrays would make the figures above longer (--hops).
+                    hs = game_frames_case(firmware, seconds, seeds[0], hops=True)
+                    note("hops session seed %d done" % seeds[0])
+                    res["game_frames"]["hops_from"] = {"seed": seeds[0], "seconds": seconds}
+                    for role, names in (("host", HOST_HOPS), ("guest", GUEST_HOPS)):
+                        res["game_frames"][role]["hops_ms"] = _hop_figures(
+                            [c for c in hs["chips"] if c["role"] == role], names)
         if args.no_probe or args.frames_only:
             res["wall_s"] = round(time.monotonic() - w0, 1)
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)

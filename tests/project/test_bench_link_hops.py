@@ -92,6 +92,9 @@ def test_the_table_says_which_goal_is_missed_and_what_the_link_hops_take():
                             "press_to_pixels_ms": {"p50": 14, "p99": 34.6, "max": 40}}}}
     text = bench_link.table(res)
     assert "* cable, host busy -> host read it" in text
+    assert "handheld does not take; --hops)" in text
+    res["game_frames"]["hops_from"] = {"seed": 1, "seconds": 20}       # the default run's
+    assert "a session of its own with the hop stamps, seed 1, 20 s)" in bench_link.table(res)
     assert ("goal guest press_to_pixels p99 <= single handheld's: MISSED (44.0 against "
             "34.6 ms; the * hops alone take 22.0 ms at p50)") in text
     assert "goal host frame_ms p99 <= single handheld's: MISSED (20.0 against 18 ms)" in text
