@@ -189,10 +189,10 @@ class App:
             try:
                 return self.linkplay.step(now_us)
             except MemoryError:
-                # Link play's own allocations (a message, a block of the kept stream):
-                # collect and say so, as for a frame of the app's, and go on with the
-                # next frame. Not tried again at once: the frame may have stepped the
-                # game already; what it could not send, the round's digest catches.
+                # Link play's own allocations (a message, a block of the kept stream)
+                # or a step of the game that ran out of heap twice: collect and say
+                # so, as for a frame of the app's; link play goes on where it stopped
+                # at its next step, nothing received, recorded or pressed lost.
                 self._low_memory(now_us)
                 return False
         link = getattr(self.ports, "link", None)
@@ -221,6 +221,19 @@ class App:
 
     def step_alone(self, now_us):
         """One step of this app by itself (link play calls it with the game's time)."""
+        self._begin_step(now_us)
+        return self._end_step(now_us, False)
+
+    def step_whole(self, now_us, again=False):
+        """A step that must be taken whole (link play: both handhelds take every step
+        of the game, or their games part). Out of heap twice, MemoryError goes out and
+        the step stands half taken; step_whole(now_us, again=True) takes the rest of it
+        later, its events neither lost nor handled twice."""
+        if not again:
+            self._begin_step(now_us)
+        return self._end_step(now_us, True)
+
+    def _begin_step(self, now_us):
         self.now = now_us
         self.frames += 1
         self._saved_now = False          # a save made between steps is no frame's
@@ -228,6 +241,8 @@ class App:
             self._started_now = False    # a game begun between steps: draw it now
         self._state = False
         self._next = -3                  # the frame's events are not drained yet
+
+    def _end_step(self, now_us, whole):
         # Out of heap (a fragmented heap has no block for a screen's code, a CPU's
         # plan, a save): collect, then the rest of the frame again, and say so; never
         # an exception out of the loop, which would reset the board.
@@ -238,6 +253,8 @@ class App:
         try:
             return self._frame(now_us)
         except MemoryError:
+            if whole:
+                raise                    # (step() says it)
             self._low_memory(now_us)
             return False
 

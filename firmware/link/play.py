@@ -76,6 +76,9 @@ _MSG = const(150)                # stream bytes gathered into one message at mos
 _TARGET = const(100)             # R37's target, unless the start record names another
 _AHEAD = const(16)               # kept messages handed to the link, not yet acknowledged
 
+_DUE = const(1)                  # a step of the app to take
+_BEGUN = const(2)                # a step of the app that ran out of heap: its rest to take
+
 LOBBY = const(0)
 PLAYING = const(1)
 
@@ -149,8 +152,18 @@ class LinkPlay:
         self._held = []              # authority: own presses not yet reached by game time
         self._asked = False          # authority: a Q went out, no T has come since
         self._step = None            # authority: the step being taken (now, gt, bound, events)
-        self._told = False           # its outcome was sent (or needed nothing)
+        self._told = True            # its outcome was sent (or needed nothing)
         self._framed = False         # it sent an F
+        self._ev_rec = 0             # authority: the step's events recorded (E) so far
+        # Out of heap (a MemoryError) anywhere in a step, nothing of the game is lost
+        # or taken twice: a message is held until every record of it is played, a
+        # step the app could not finish is finished at the next (App.step_whole), and
+        # this device's own presses wait until they are sent or held for the game.
+        self._msg = None             # the message being played (received, acknowledged)
+        self._at = 0                 # its next record
+        self._logged = False         # it is in the kept stream
+        self._mid = 0                # a step of the app due (_DUE) or begun (_BEGUN)
+        self._unsent = []            # this device's presses not yet taken in
         self.lag_us = 0              # authority: how far the game's time is behind its clock
         self.lag_max_us = 0
         self.presses_in = 0
@@ -203,8 +216,14 @@ class LinkPlay:
         lk.hold = self.log.count
         lk.poll(now)
         if lk.epoch != self._epoch:
-            self._epoch = lk.epoch
+            if self._msg is not None and lk.authority and not self.leading and \
+                    self.mode == PLAYING:
+                # Taking the game over: the message in hand is kept (the new guest
+                # gets it), so this device plays all of it first.
+                self._play_stream(now, False)
+            self._msg = None
             self._new_session(now)
+            self._epoch = lk.epoch       # (after: out of heap, it is done again)
         if self.leading and self._sent < self.log.count:
             self._feed()             # (the follower keeps the stream, never sends it)
         evs = self._local(now)
@@ -280,16 +299,19 @@ class LinkPlay:
             if not self.leading:
                 # Our authority restarted and holds less: this device takes the game
                 # over from the last frame it stepped, and says so in the stream.
-                self.leading = True
+                # (Out of heap part way, this is all done again at the next step: a
+                # second W changes nothing.)
+                self._record(bytes((87, self.me)))
                 self.base = (now - self.game_t) & _MASK
                 self._water = None       # until the new guest says what it has sent
                 self._held = []
                 self._asked = False
+                self._ev_rec = 0
                 self.remote = 1 - self.me
                 tb = self.app.table
                 if tb is not None and isinstance(tb.arbiter, LinkArbiter):
                     tb.arbiter.remote = self.remote
-                self._record(bytes((87, self.me)))
+                self.leading = True
                 self._flush(None)
             if self.paused_at is None:
                 self.paused_at = now
@@ -311,12 +333,23 @@ class LinkPlay:
         sync = lk.sync
         bound = sync.bound_at(now) if sync.synced() else 0xFFFF
         bound = bound if bound < 0xFFFF else 0xFFFF
+        held = self._held
+        pend = self._pending(local)
+        while pend:
+            e = pend[0]
+            held.append(((e[0] - self.base) & _MASK, self.me, e[2], e[3]))
+            del pend[0]
+        if self._mid or not self._told:
+            # The last step ran out of heap: finish it before anything joins the
+            # next (its events are recorded already).
+            return self._take_step(now)
         evs = self._inp.events
         while True:
-            m = lk.recv()
+            m = self._take()
             if m is None:
                 break
             self._from_guest(m, sync, bound, evs)
+            self._msg = None
         # The game's time: this clock (less link losses), but never past what the
         # guest has told us all of (R43): its stamp "everything before this is sent",
         # which comes in order behind its presses, converted and less the bound. So
@@ -334,45 +367,56 @@ class LinkPlay:
         self.lag_us = lag
         if lag > self.lag_max_us and self._water is not None:
             self.lag_max_us = lag
-        held = self._held
-        for e in local:
-            held.append(((e[0] - self.base) & _MASK, self.me, e[2], e[3]))
-        k = 0
-        while k < len(held) and ticks_diff(held[k][0], gt) <= 0:
-            evs.append(held[k])
-            k += 1
-        if k:
-            del held[:k]
+        while held and ticks_diff(held[0][0], gt) <= 0:
+            evs.append(held[0])
+            del held[0]
         tb = app.table
         if tb is not None and isinstance(tb.arbiter, LinkArbiter):
             tb.arbiter.bound_us = bound
         arb = tb.arbiter if tb is not None else None
         if lag > 0 and (held or (arb is not None and arb.pending())):
             self.ask(now)
-        for e in evs:
+        for j in range(self._ev_rec, len(evs)):
+            e = evs[j]
             r = bytearray(b"E")
             _put32(r, e[0])
             r.append(e[1])
             r.append(e[2] if isinstance(e[2], int) else _code(e[2]))
             r.append(1 if e[3] else 0)
             self._record(r)
+            self._ev_rec = j + 1
         self._step = (now, gt, bound, len(evs))
-        self._told = self._framed = False
-        self._inp.dropped = getattr(self._real_input, "dropped", 0)
-        app.ports.input = self._inp
-        app.before_draw = self._tell
-        try:
-            drew = app.step_alone(gt)
-        finally:
-            app.before_draw = None
-        self.game_t = gt
+        self._framed = False
+        self._told = False
+        self._ev_rec = 0
+        self._mid = _DUE
+        return self._take_step(now)
+
+    def _take_step(self, now):
+        """The authority's step of its app at the game's time (again, if it ran out of
+        heap), its outcome recorded and sent."""
+        app = self.app
+        gt = self._step[1]
+        drew = False
+        if self._mid:
+            self._inp.dropped = getattr(self._real_input, "dropped", 0)
+            app.ports.input = self._inp
+            app.before_draw = self._tell
+            again = self._mid == _BEGUN
+            self._mid = _BEGUN
+            try:
+                drew = app.step_whole(gt, again)
+            finally:
+                app.before_draw = None
+            self._mid = 0
+            self.game_t = gt
         if not self._told:           # (the step ran out of heap before its picture)
             self._tell(app.busy_frames != self._busy)
         self._busy = app.busy_frames
         if not self._framed and ticks_diff(now, self._flushed_t) >= FLUSH_US:
             self._flush(now)
             if self._sent == self.log.count:     # (a rejoining peer: the kept stream first)
-                lk.send(_frame(b"H", gt, bound))
+                self.link.send(_frame(b"H", gt, self._step[2]))
         return drew
 
     def _tell(self, changed):
@@ -384,35 +428,39 @@ class LinkPlay:
         now, gt, bound, n_ev = self._step
         app = self.app
         if n_ev or changed or app.screen != self._screen:
-            self._record(_frame(b"F", gt, bound))
+            # In parts, each done once, should one run out of heap (the frame is
+            # tried again, or the next step finishes it).
+            if not self._framed:
+                self._record(_frame(b"F", gt, bound))
+                self._framed = True
             self._digest()
             self._screen = app.screen
             self._flush(now)
-            self._framed = True
         self._told = True
 
     def _from_guest(self, m, sync, bound, evs):
-        """A message of the guest's: its presses (P) and its 'all sent before' (T)."""
-        i = 0
+        """A message of the guest's: its presses (P) and its 'all sent before' (T), from
+        the record at self._at on."""
         n = len(m)
-        while i < n:
+        while self._at < n:
+            i = self._at
             k = m[i]
             if k == 80 and i + 7 <= n:                            # P
                 t = (sync.to_local(_u32(m, i + 1)) - self.base) & _MASK
+                if m[i + 5] <= PAUSE_BUTTON:          # a button the pads have
+                    evs.append((t, self.remote, m[i + 5], 1 if m[i + 6] else 0))
+                    self.presses_in += 1
                 if ticks_diff(self.game_t, t) > self.app.window_us:
                     self.late += 1       # only if the bound was wrong
-                if m[i + 5] <= PAUSE_BUTTON:          # a button the pads have
-                    self.presses_in += 1
-                    evs.append((t, self.remote, m[i + 5], 1 if m[i + 6] else 0))
-                i += 7
+                self._at = i + 7
             elif k == 84 and i + 5 <= n:                          # T
                 self._asked = False
                 if sync.synced():
                     self._water = (sync.to_local(_u32(m, i + 1)) - self.base - bound) & _MASK
-                i += 5
+                self._at = i + 5
             elif k == 88 and i + 3 <= n:                          # X
                 self.diverged = (m[i + 1] << 8) | m[i + 2]
-                i += 3
+                self._at = i + 3
             else:
                 return
 
@@ -423,10 +471,10 @@ class LinkPlay:
         at = (g.round, g.phase == "over")
         if at == self._digest_at:
             return
-        self._digest_at = at
         d = g.digest()
         self._record(bytes((68, (g.round >> 8) & 0xFF, g.round & 0xFF,
                             (d >> 16) & 0xFF, (d >> 8) & 0xFF, d & 0xFF)))
+        self._digest_at = at
 
     def _record(self, r):
         if len(self._cur) + len(r) > _MSG:
@@ -438,8 +486,9 @@ class LinkPlay:
             self._flushed_t = now
         if not self._cur:
             return
+        fresh = bytearray()          # (first: out of heap, the message is not kept twice)
         self.log.append(self._cur)
-        self._cur = bytearray()
+        self._cur = fresh
         self._feed()
         self.link.flush()
 
@@ -449,8 +498,9 @@ class LinkPlay:
         lk = self.link
         log = self.log
         while self._sent < log.count and lk.pending() < _AHEAD:
-            m, self._fed = log.read(self._fed)
+            m, nxt = log.read(self._fed)
             lk.send(m)
+            self._fed = nxt
             self._sent += 1
 
     def spill(self):
@@ -461,6 +511,9 @@ class LinkPlay:
     def _forget(self):
         self.log.clear()
         self._sent = self._fed = 0
+        self._mid = 0                # (a step of the game forgotten)
+        self._told = True
+        self._ev_rec = 0
 
     def start(self, now, seed=None, rules=None):
         """The authority starts a linked game with the settings of its menu (a host may
@@ -512,71 +565,120 @@ class LinkPlay:
     # ---- the follower -----------------------------------------------------------------
     def _follow(self, now, local):
         lk = self.link
+        pend = self._pending(local)
         b = bytearray()
-        for e in local:
-            if len(b) > 180:
-                lk.send(b)
-                b = bytearray()
+        i = 0
+        while i < len(pend):
+            e = pend[i]
             b.append(80)
             _put32(b, e[0])
             b.append(e[2] if isinstance(e[2], int) else _code(e[2]))
             b.append(1 if e[3] else 0)
+            i += 1
+            if len(b) > 180:
+                lk.send(b)
+                del pend[:i]         # sent: not again
+                i = 0
+                b = bytearray()
         # Every press touched before `now` is in this message or an earlier one.
         b.append(84)
         _put32(b, now)
         lk.send(b)
+        del pend[:]
         lk.flush(now)                # on the line before this step's drawing
+        return self._play_stream(now, False)
+
+    def _pending(self, local):
+        """This device's presses not yet taken in: those of a step that ran out of
+        heap before it took them, then this step's."""
+        pend = self._unsent
+        if not pend:
+            self._unsent = local
+            return local
+        pend.extend(local)
+        return pend
+
+    def _take(self):
+        """The message in hand, else the next one the link received (or None)."""
+        m = self._msg
+        if m is None:
+            m = self.link.recv()
+            if m is not None:
+                self._at = 0
+                self._logged = False
+                self._msg = m
+        return m
+
+    def _play_stream(self, now, start_only):
+        """The follower: keep and play the authority's messages (in the lobby only a
+        game's start); True if the app drew."""
         drew = False
         while True:
-            m = lk.recv()
+            m = self._take()
             if m is None:
                 break
-            if _kept(m):
-                self.log.append(m)
+            if start_only and self.mode != PLAYING and not (m and m[0] == 83):
+                self._msg = None
+                continue
+            if not self._logged:
+                if _kept(m):
+                    self.log.append(m)
+                self._logged = True
             if self._apply(m, now):
                 drew = True
+            self._msg = None
         return drew
 
     def _apply(self, m, now):
-        """Play one stream message; True if the app drew."""
+        """Play a stream message from the record at self._at on; True if the app drew.
+        Each record counts as played only once it is (self._at moves past it): out of
+        heap, the rest of the message is played at the next step."""
         app = self.app
         drew = False
-        i = 0
         n = len(m)
-        while i < n:
+        while self._at < n:
+            i = self._at
             k = m[i]
             if k == 69 and i + 8 <= n:                           # E
                 self._evs.append((_u32(m, i + 1), m[i + 5], m[i + 6], m[i + 7]))
-                i += 8
+                self._at = i + 8
             elif (k == 70 or k == 72) and i + 7 <= n:            # F, H
-                tb = app.table
-                if tb is not None and isinstance(tb.arbiter, LinkArbiter):
-                    tb.arbiter.bound_us = (m[i + 5] << 8) | m[i + 6]
                 t = _u32(m, i + 1)
-                inp = self._inp
-                inp.events = self._evs
-                self._evs = []
-                app.ports.input = inp
-                if app.step_alone(t):
+                if self._mid != _BEGUN:
+                    tb = app.table
+                    if tb is not None and isinstance(tb.arbiter, LinkArbiter):
+                        tb.arbiter.bound_us = (m[i + 5] << 8) | m[i + 6]
+                    inp = self._inp
+                    inp.events = self._evs
+                    self._evs = []
+                    app.ports.input = inp
+                    again = False
+                else:
+                    again = True
+                self._mid = _BEGUN
+                if app.step_whole(t, again):
                     drew = True
+                self._mid = 0
                 self.game_t = t
-                i += 7
+                self._at = i + 7
             elif k == 68 and i + 6 <= n:                         # D
                 rnd = (m[i + 1] << 8) | m[i + 2]
                 d = (m[i + 3] << 16) | (m[i + 4] << 8) | m[i + 5]
                 g = app.game
                 if g is None or g.round != rnd or g.digest() != d:
                     if self.diverged < 0:
-                        self.diverged = rnd
                         self.link.send(bytes((88, (rnd >> 8) & 0xFF, rnd & 0xFF)))
-                i += 6
+                        self.diverged = rnd
+                self._at = i + 6
             elif k == 87 and i + 2 <= n:                         # W
                 self._set_authority_player(m[i + 1])
-                i += 2
+                self._at = i + 2
             elif k == 83 and i + 11 <= n:                        # S: the rest is its own
                 self._start_from(m, i, now)
+                self._at = n
                 return True
             else:
+                self._at = n
                 return drew                                      # not ours: skip it
         return drew
 
@@ -646,6 +748,7 @@ class LinkPlay:
         """The two games differ (a digest did not match): say so on both, play no more
         of it; A leaves link play."""
         if self.link.authority:
+            self._msg = None
             while self.link.recv() is not None:
                 pass
         for e in local:
@@ -692,17 +795,11 @@ class LinkPlay:
                 return True
         if not lk.authority:
             # The follower's lobby: the authority's start comes as a message.
-            while True:
-                m = lk.recv()
-                if m is None:
-                    break
-                if m and (m[0] == 83 or self.mode == PLAYING):
-                    if _kept(m):
-                        self.log.append(m)
-                    self._apply(m, now)
+            self._play_stream(now, True)
             if self.mode == PLAYING:
                 return True
         else:
+            self._msg = None
             while lk.recv() is not None:
                 pass                  # presses from a lobby: nothing to play yet
         return self._draw_lobby(now)
