@@ -159,7 +159,8 @@ class App:
         self._save_at = None             # a save waiting for its frame (SAVE_DELAY_US)
         self._saved_now = False          # a save ran in this frame: draw in the next
         self._started_now = False        # a game began in this frame: draw in the next
-        self._start_t = 0                # (a replay steps that frame again: the same)
+        self.start_t = 0                 # when the game began: its recording's first frame
+                                         # (a replay steps that frame again: the same)
         self.draw_owed = False           # the last step left its drawing to the next
         # Buttons held, per player (for the pause hold): a bit per button code, when A
         # and B went down, and whether the current hold already paused.
@@ -237,7 +238,7 @@ class App:
         self.now = now_us
         self.frames += 1
         self._saved_now = False          # a save made between steps is no frame's
-        if self._started_now and now_us != self._start_t:
+        if self._started_now and now_us != self.start_t:
             self._started_now = False    # a game begun between steps: draw it now
         self._state = False
         self._next = -3                  # the frame's events are not drained yet
@@ -460,6 +461,8 @@ class App:
         sys.modules.pop("firmware.screens." + name, None)
         if hasattr(_screens, name):
             delattr(_screens, name)
+        if n == TITLE:
+            _drop_savegame()             # its menu's, loaded again for a save
 
     def touch(self):
         """What a text screen shows has changed: draw it again."""
@@ -516,7 +519,7 @@ class App:
         self.go(GAME, now_us)
         self._saved_now = False
         self._started_now = True
-        self._start_t = now_us
+        self.start_t = now_us
 
     def note_bound(self, player, us):
         """R43: from this frame on, the presses of `player` were queued with this bound

@@ -95,11 +95,9 @@ def report_link(app, said):
 
 
 def report_start(app):
-    t = 0
-    for rec in app.replay.records:      # the first record: the frame the game began at
-        t = rec[1]
-        break
-    print("spit: start seed=%d t=%d" % (app.game.seed, t))
+    # (The time the game began is its recording's first frame; read from the app, not
+    # the recording, whose reader's code would then stay on the heap all game.)
+    print("spit: start seed=%d t=%d" % (app.game.seed, app.start_t))
 
 
 def run(start=None, log=True, probe=None):
