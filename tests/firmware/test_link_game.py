@@ -97,20 +97,27 @@ def _has_text_band(panel):
     return all(panel[page * 128 + x] >> bit & 1 for x in range(8, 120))
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("who", ["guest", "authority"])
-def test_r43_a_device_that_restarts_rejoins_the_game_where_it_was(who):
-    pair = LinkedPair(framebuf, seed=4)
-    host = start_linked_game(pair, seed=4)
+def restart_mid_game(who, seed=4):
+    """A linked game 20 s in, then one handheld (`who`: "guest" or the "authority")
+    restarted, its bot's hand taken off -> (pair, the fresh device, the other, the
+    player it was)."""
+    pair = LinkedPair(framebuf, seed=seed)
+    host = start_linked_game(pair, seed=seed)
     pair.step_ms(20000)
     k = pair.devs.index(host)
     if who == "guest":
         k = 1 - k
     me = pair.devs[k].app.linkplay.me
     pair.hands = [h for h in pair.hands if h.app is not pair.devs[k].app]
-    fresh = pair.restart(k)
+    return pair, pair.restart(k), pair.devs[1 - k], me
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("who", ["guest", "authority"])
+def test_r43_a_device_that_restarts_rejoins_the_game_where_it_was(who):
+    pair, fresh, other, me = restart_mid_game(who)
     assert fresh.app.linkplay is None and fresh.app.screen_name() == "title"
-    other = pair.devs[1 - k]          # its HELLO takes the fresh menu into link play
+    # The other's HELLO takes the fresh menu into link play.
     assert len(other.app.linkplay.log) > 4 * AHEAD
     queued = []                       # the kept stream goes to the link a window at a time
 
@@ -124,7 +131,7 @@ def test_r43_a_device_that_restarts_rejoins_the_game_where_it_was(who):
     assert AHEAD <= max(queued) <= AHEAD + 1
     assert fresh.app.linkplay.me == me                    # the same player as before
     assert fresh.app.game.snapshot() == other.app.game.snapshot()
-    assert authority(pair) is (other if who == "authority" else pair.devs[1 - k])
+    assert authority(pair) is other     # the one that held the game (a takeover, R43)
     from host.rig import BotHand
     pair.hands.append(BotHand(fresh.app, me, "hard", 99, fresh.pad))
     finish(pair)

@@ -11,7 +11,7 @@ from desktop_emulator import framebuf
 from firmware.link.play import PLAYING
 from host.rig import BotHand
 from host.simlink import LinkedPair, start_linked_game
-from tests.firmware.test_link_game import finish
+from tests.firmware.test_link_game import finish, restart_mid_game
 
 
 class Starve:
@@ -116,8 +116,8 @@ def _digests(log):
 REJOINS = [
     ("guest", "fresh", "app._draw"),   # the restarted guest steps the game so far at once
     ("guest", "fresh", "log.append"),
-    ("host", "fresh", "app._draw"),    # the restarted host, now the guest, catching up
-    ("host", "other", "lp._record"),   # the guest taking the game over (its W, its frames)
+    ("authority", "fresh", "app._draw"),   # the restarted host, now the guest, catching up
+    ("authority", "other", "lp._record"),  # the guest taking the game over (W, its frames)
 ]
 
 
@@ -126,16 +126,7 @@ def test_r43_a_rejoin_out_of_heap_reaches_the_same_game(restarts, on, what):
     """A restarted handheld steps the whole game so far at once (the heaviest moment
     for its heap), and a guest whose host restarted takes the game over: out of heap
     then, both still end in the same game."""
-    pair = LinkedPair(framebuf, seed=4)
-    host = start_linked_game(pair, seed=4)
-    pair.step_ms(20000)
-    k = pair.devs.index(host)
-    if restarts == "guest":
-        k = 1 - k
-    me = pair.devs[k].app.linkplay.me
-    pair.hands = [h for h in pair.hands if h.app is not pair.devs[k].app]
-    fresh = pair.restart(k)
-    other = pair.devs[1 - k]
+    pair, fresh, other, me = restart_mid_game(restarts)
     pair.run_until(lambda: fresh.app.linkplay is not None, 5000)
     obj, name = _target(fresh if on == "fresh" else other, what)
     # (The takeover's first record is its W: that one fails.)
