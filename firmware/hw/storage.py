@@ -18,6 +18,8 @@
 
 import json
 
+from firmware.crc import crc32
+
 _ENOENT = 2          # errno: no such file (MicroPython's OSError carries the errno)
 
 try:
@@ -26,24 +28,6 @@ except ImportError:  # very old MicroPython
     import uos as os
 
 MAGIC = "SPIT1"
-
-try:
-    from binascii import crc32 as _crc32
-except ImportError:
-    _crc32 = None
-
-
-def crc32(data):
-    """CRC-32 (IEEE), as binascii.crc32, with a pure-Python fallback for ports built
-    without it, so a file's checksum never depends on the build."""
-    if _crc32 is not None:
-        return _crc32(data) & 0xFFFFFFFF
-    c = 0xFFFFFFFF
-    for b in data:
-        c ^= b
-        for _ in range(8):
-            c = (c >> 1) ^ (0xEDB88320 if c & 1 else 0)
-    return c ^ 0xFFFFFFFF
 
 
 def encode(d):

@@ -24,10 +24,7 @@
 from shared_rules.compat import const
 import struct
 
-try:
-    from binascii import crc32 as _crc32
-except ImportError:          # (a port built without it: the same sums, slower)
-    _crc32 = None
+from firmware.crc import crc32
 
 MAX_PAYLOAD = const(200)
 HEAD = const(4)                  # version, kind, seq, ack
@@ -61,18 +58,6 @@ def crc16(buf, start, end, crc=0xFFFF):
     for i in range(start, end):
         crc = ((crc << 8) & 0xFF00) ^ t[((crc >> 8) ^ buf[i]) & 0xFF]
     return crc
-
-
-def crc32(data):
-    """CRC-32 (IEEE) of a bytes-like object, as binascii.crc32."""
-    if _crc32 is not None:
-        return _crc32(data)
-    c = 0xFFFFFFFF
-    for b in data:
-        c ^= b
-        for _ in range(8):
-            c = (c >> 1) ^ (0xEDB88320 if c & 1 else 0)
-    return c ^ 0xFFFFFFFF
 
 
 # The frame being encoded and its encoding: one of each, made once (a frame a few
