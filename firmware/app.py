@@ -221,7 +221,7 @@ class App:
         return self.linkplay
 
     def step_alone(self, now_us):
-        """One step of this app by itself (link play calls it with the game's time)."""
+        """One step of this app by itself (link play's steps: step_whole)."""
         self._begin_step(now_us)
         return self._end_step(now_us, False)
 
