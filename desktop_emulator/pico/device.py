@@ -265,9 +265,12 @@ class Pico:
     def guest_ns(self, ticks):
         """Guest time (ns) at which the device's ticks_us() read `ticks` (the latest
         such moment not after now, within 2**30 µs)."""
+        # The device's µs ticks count from its boot, which need not fall on a whole µs
+        # of guest time: the moment is the boot's plus whole µs (rounding the guest's
+        # own ns down put a press up to 1 µs before the tick it was aimed at).
         now = self.ticks_us()
         back = (now - ticks) & TICKS_MASK
-        return (self.t_ns // US - back) * US
+        return self.boot_ns + ((self.t_ns - self.boot_ns) // US - back) * US
 
     # ---- pins ---------------------------------------------------------------------------
     def set_pin(self, gpio, level):

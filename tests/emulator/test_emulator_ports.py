@@ -439,3 +439,21 @@ def test_the_app_shows_the_hosts_hint_on_the_title_screen():
     assert plain.app.hint != hinted.app.hint
     assert bytes(plain.display.buf) != bytes(hinted.display.buf)
     assert med_width("Z/N: NEXT  X/M: CHOOSE") <= 128
+
+
+@pytest.mark.parametrize("boot_ns", [0, 1_000, 123_456_789, 7_999])
+def test_the_emulated_picos_guest_time_of_a_tick_is_when_that_tick_begins(boot_ns):
+    """Pico.guest_ns inverts Pico.ticks_us exactly, whatever the sub-µs phase of the
+    chip's boot: a press aimed at a tick lands on it (the lab's board test presses a
+    whole number of µs after a signal's stamp), not up to 1 µs before it."""
+    from desktop_emulator.pico.device import Pico, TICKS_MASK, US
+    pico = Pico.__new__(Pico)            # the clock's arithmetic only: no emulator
+    pico.timer_start_us = 3_333
+    pico.boot_ns = boot_ns
+    pico.t_ns = boot_ns + 987_654_321
+    for ticks in (pico.ticks_us(), pico.ticks_us() - 1, pico.ticks_us() - 300_001,
+                  (pico.timer_start_us + 5) & TICKS_MASK):
+        t = pico.guest_ns(ticks)
+        assert t <= pico.t_ns
+        assert pico.ticks_us(t) == ticks and pico.ticks_us(t - 1) == (ticks - 1) & TICKS_MASK
+        assert pico.ticks_us(t + US - 1) == ticks
