@@ -461,6 +461,8 @@ class App:
         sys.modules.pop("firmware.screens." + name, None)
         if hasattr(_screens, name):
             delattr(_screens, name)
+        if n == TITLE:
+            _drop_savegame()             # its menu's, loaded again for a save
 
     def touch(self):
         """What a text screen shows has changed: draw it again."""

@@ -291,6 +291,23 @@ def test_a_press_drained_before_the_heap_ran_out_is_handled_when_the_frame_is_tr
 
 
 
+def test_a_game_started_from_the_title_leaves_the_menus_save_code_off_the_heap():
+    """The save code (firmware/savegame.py) is loaded with the title's menu and for
+    each save; a game played from the menu does not keep it on the heap until its
+    first round ends (a one-round game: never)."""
+    import sys
+    r = Rig(framebuf)
+    assert r.app.screen == A.TITLE and "firmware.savegame" in sys.modules
+    r.app.start_game(5, Rules(), (3, 3), r.clock.now)
+    r.frames(1)
+    assert r.app.screen == A.GAME
+    assert "firmware.screens.title" not in sys.modules
+    assert "firmware.savegame" not in sys.modules
+    r.app.to_title(r.clock.now)                           # the menu has it again
+    r.frames(1)
+    assert "firmware.savegame" in sys.modules
+
+
 def test_the_start_line_names_the_recordings_first_frame_without_loading_its_reader(capsys):
     import sys
     from firmware import main
