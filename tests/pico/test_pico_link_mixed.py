@@ -89,12 +89,14 @@ def test_r43_the_app_engine_and_the_pico_firmware_play_one_game(pico_firmware, p
         # for its player, reading the game off the app's copy (a frame or two from the
         # Pico's). A deal may leave a player nothing to play for seconds (the Pico's
         # deal here: the app's player has no move until a stall, R22-R23), so play goes
-        # on until the app's CPU has pressed, within a guest-time limit.
+        # on until the app's CPU has pressed and a card was played, within a guest-time
+        # limit (how soon depends on the firmware's timing to the µs).
         cpu = BotHand(m.app, lp.me, "hard", 5, _PadInput(m.inp, m.clock))
         pico_player = BotHand(m.app, 1 - lp.me, "hard", 6, _PicoButtons(m))
         m.hands += [cpu, pico_player]
         m.run_for(600_000, wall_s=WALL_S)
-        m.run_until(lambda: cpu.presses >= 3, 6000, "three presses of the app's CPU",
+        m.run_until(lambda: cpu.presses >= 3 and sum(len(p) for p in m.app.game.piles) > 2,
+                    12000, "three presses of the app's CPU and a card played",
                     wall_s=WALL_S)
         m.hands = []
         m.run_for(300_000, wall_s=WALL_S)        # the last steps reach the guest
