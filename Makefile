@@ -14,7 +14,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
 # Every target that names no file; `make help` lists each with the text after its `##`.
 .PHONY: help setup setup-play test test-fast test-soak golden bench bench-emulator bench-firmware \
-	bench-pico bench-link bench-web simulate mutate clean play demo wiring firmware-sim deploy \
+	bench-pico bench-gc bench-link bench-web simulate mutate clean play demo wiring firmware-sim deploy \
 	repl device-test pico-setup play-pico pico-sim web web-serve web-test chromium check-variant \
 	lab-csv lab-plot
 
@@ -191,6 +191,10 @@ pico-sim: $(STAMP) pico-setup ## one whole game on the emulated Pico (minutes)
 # Races, latencies, frame times, heap and flash timings measured on the emulated chip.
 bench-pico: $(STAMP) pico-setup ## timings on the emulated chip (build/pico-bench.json)
 	$(PY) tools/bench_pico.py $(PICO_ARGS) $(ARGS)
+
+# What a garbage collection costs on the chip, and why (MicroPython's mark stack).
+bench-gc: $(STAMP) pico-setup ## collection pauses on the emulated chip (build/gc-bench.json)
+	$(PY) tools/bench_gc.py $(PICO_ARGS) $(ARGS)
 
 # Two emulated Picos on the link cable: clock-sync error, cross-device races, recovery.
 bench-link: $(STAMP) pico-setup ## the link cable on two emulated Picos (build/link-bench.json)

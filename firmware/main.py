@@ -22,7 +22,8 @@ NO_DISPLAY_US = 10000000  # how often a board without a working display says so
 EXTRA_STEP_US = 500       # after the arbiter's window, when a press waits to be shown
 GO_ON_US = 2000           # the next share of a redraw spread over steps (view, display)
 # Garbage is collected when the game chooses, not when an allocation fails inside a
-# frame: a full collection takes ~19 ms on the chip (a 240 KB heap, ~120 KB of it live),
+# frame: a full collection takes ~13 ms on the chip, 26-29 ms in a linked game (live heap,
+# and MicroPython's mark stack overflowing: docs/BENCHMARKS.md, make bench-gc),
 # so it runs between frames, only with GC_ROOM_US before the next one, no press waiting
 # for its decision and no slap open (R18-R20, R25-R26), at least every GC_EVERY frames.
 GC_EVERY = 8

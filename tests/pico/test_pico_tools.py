@@ -139,3 +139,18 @@ def test_no_board_found_names_the_cable_before_anything_else():
     assert deploy.no_board("COM3", "mpremote: failed to access COM3 (it may be in use by "
                                    "another program)").startswith("cannot open COM3: is the Pico")
     assert deploy.no_board("COM3", "mpremote: could not enter raw repl") is None
+
+
+def test_bench_gc_sees_the_collectors_mark_stack_overflow(pico_firmware, pico_files_no_main):
+    # docs/BENCHMARKS.md's account of the 23-29 ms collections rests on this: on the
+    # stock image, one object with more fresh children than the collector's mark stack
+    # holds makes the whole live heap be scanned again. A changed image (a bigger
+    # stack, another collector) would show it here, and the account would need redoing.
+    sys.path.insert(0, str(ROOT / "tools"))
+    import bench_gc
+    rows = dict((int(n), us) for n, _live, us in
+                bench_gc.measure(pico_firmware, pico_files_no_main, "_widths((32, 62, 66, 100))"))
+    assert sorted(rows) == [32, 62, 66, 100]
+    assert rows[62] < 1.2 * rows[32]             # narrow: the pause follows the live heap
+    assert rows[66] > 2 * rows[62]               # one more wide list: the heap again
+    assert rows[100] < 1.2 * rows[66]            # however wide: once more, not per child
