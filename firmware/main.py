@@ -22,8 +22,8 @@ NO_DISPLAY_US = 10000000  # how often a board without a working display says so
 EXTRA_STEP_US = 500       # after the arbiter's window, when a press waits to be shown
 GO_ON_US = 2000           # the next share of a redraw spread over steps (view, display)
 # Garbage is collected when the game chooses, not when an allocation fails inside a
-# frame: a full collection takes ~13 ms on the chip, 26-29 ms in a linked game (live heap,
-# and MicroPython's mark stack overflowing: docs/BENCHMARKS.md, make bench-gc),
+# frame: a full collection takes ~10 ms on the chip, ~13 ms in a linked game (firmware/
+# collector.py keeps it from scanning the heap twice: docs/BENCHMARKS.md, make bench-gc),
 # so it runs between frames, only with GC_ROOM_US before the next one, no press waiting
 # for its decision and no slap open (R18-R20, R25-R26), at least every GC_EVERY frames.
 GC_EVERY = 8
@@ -196,10 +196,10 @@ def race_open(app):
     return g is not None and app.screen == GAME_SCREEN and g.phase == "slap"
 
 
-def collect(gc, ticks_us, ticks_diff):
+def collect(full, ticks_us, ticks_diff):
     global gc_runs, gc_last_us, gc_max_us
     t0 = ticks_us()
-    gc.collect()
+    full()
     gc_last_us = ticks_diff(ticks_us(), t0)
     gc_runs += 1
     if gc_last_us > gc_max_us:
@@ -207,8 +207,8 @@ def collect(gc, ticks_us, ticks_diff):
 
 
 def loop(app, display, buttons, buzzer, wdt, log, probe=None):
-    import gc
     from firmware import sound
+    from firmware.collector import collect as full_collect
     from firmware.app import FRAME_US
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
@@ -293,7 +293,7 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
             now = ticks_us()
         if since_gc >= GC_EVERY and soon is None and ticks_diff(next_frame, now) >= GC_ROOM_US \
                 and not (pending is not None and pending()) and not race_open(app):
-            collect(gc, ticks_us, ticks_diff)
+            collect(full_collect, ticks_us, ticks_diff)
             since_gc = 0
             now = ticks_us()
         if ticks_diff(now, next_check) >= 0:

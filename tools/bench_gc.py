@@ -13,7 +13,9 @@ REPL (nothing of the game's loop running):
   beside it: the pause for N around the stack's 64;
 - modules: the game's modules imported one at a time (the single handheld's, then link
   play's): live heap and pause after each, so the jump, and the cost per KB without and
-  with the rescan, can be read off.
+  with the rescan, can be read off;
+- collector: that heap collected by a plain gc.collect() and by firmware/collector.py
+  (the game loop's way: its chain of the modules, made, then kept).
 
 Prints two tables and writes the figures as JSON. It measures MicroPython's collector
 on our heap's shape; docs/BENCHMARKS.md says what follows for the game.
@@ -66,22 +68,28 @@ def _modules(names):
         __import__(m)
         _pause()
         print('M', m, gc.mem_alloc(), _pause())
+def _collector():
+    import firmware.collector as c
+    def timed(f):
+        t = time.ticks_us()
+        f()
+        return time.ticks_diff(time.ticks_us(), t)
+    print('C', 'gc.collect()', gc.mem_alloc(), timed(gc.collect))
+    print('C', 'collector,_making_its_chain', gc.mem_alloc(), timed(c.collect))
+    print('C', 'collector,_its_chain_kept', gc.mem_alloc(), timed(c.collect))
 """
 
 
 def measure(firmware, files, call, guest_ms=120_000, wall_s=900):
     with Pico(firmware, files=files, buttons=(2, 3, 14, 15)) as pico:
-        pico.boot()
-        pico.run_for(50_000)
-        pico.interrupt()
-        pico.enter_raw()
+        pico.boot_to_raw()
         pico.exec(DEVICE_CODE)
         out = pico.exec(call, guest_ms=guest_ms, wall_s=wall_s)
     rows = []
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 4 and parts[0] in ("W", "M"):
-            rows.append((parts[1], int(parts[2]), int(parts[3])))
+        if len(parts) == 4 and parts[0] in ("W", "M", "C"):
+            rows.append((parts[1].replace("_", " "), int(parts[2]), int(parts[3])))
     return rows
 
 
@@ -102,6 +110,7 @@ def main(argv=None):
         try:
             widths = measure(fw, files, "_widths(%r)" % (WIDTHS,))
             mods = measure(fw, files, "_modules(%r)" % (MODULES,))
+            coll = measure(fw, files, "_modules(%r)\n_collector()" % (MODULES,))[-3:]
         except DeviceError as e:
             print("bench_gc: %s" % e, file=sys.stderr)
             return 1
@@ -117,8 +126,15 @@ def main(argv=None):
     for name, live, us in mods:
         print("| %s | %.1f | %.2f | %.3f |" % (name, live / 1024, us / 1000,
                                                us / 1000 / (live / 1024)))
+    print()
+    print("The same heap (all of them loaded), collected plainly and by firmware/collector.py:")
+    print("| how | live KB | pause ms |")
+    print("| --- | ---: | ---: |")
+    for how, live, us in coll:
+        print("| %s | %.1f | %.2f |" % (how, live / 1024, us / 1000))
     out = {"widths": [{"n": int(n), "live": live, "gc_us": us} for n, live, us in widths],
            "modules": [{"module": name, "live": live, "gc_us": us} for name, live, us in mods],
+           "collector": [{"how": how, "live": live, "gc_us": us} for how, live, us in coll],
            "wall_s": round(time.time() - t0, 1)}
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(out, indent=1) + "\n")

@@ -347,6 +347,14 @@ class Pico:
     def exit_raw(self):
         self.write(b"\r\x02")
 
+    def boot_to_raw(self):
+        """Boot, stop whatever main.py runs (Ctrl-C) and enter the raw REPL, the board
+        as it was at power-up: for a test or a tool that then runs its own code."""
+        self.boot()
+        self.run_for(50_000)
+        self.interrupt()
+        self.enter_raw()
+
     def raw_repl(self, soft_reset=True, guest_ms=3000, wall_s=60.0):
         """Context: interrupt, enter the raw REPL (soft reset by default), leave it after."""
         pico = self
@@ -404,6 +412,26 @@ class Pico:
 
     def configure(self, **kw):
         self.request("configure", **kw)
+
+    # MicroPython's collector, as the emulator sees it run (docs/BENCHMARKS.md).
+    GC_FUNCTIONS = ("gc_collect_start", "gc_collect_end", "gc_mark_subtree")
+
+    def watch_gc(self):
+        """Count the guest's garbage collections from now on, and those that overflowed
+        their mark stack and marked the heap a second time (gc_stats). DeviceError if the
+        image has no symbol table to find the collector's functions in."""
+        table = self.firmware.symbols()
+        missing = [n for n in self.GC_FUNCTIONS if n not in table]
+        if missing:
+            raise DeviceError("%s has no symbol table naming %s (a .sym file beside it, as "
+                              "../shared/rp2 has)" % (self.firmware.uf2.name, ", ".join(missing)))
+        self.request("configure", gc_watch=[table[n] for n in self.GC_FUNCTIONS])
+
+    def gc_stats(self):
+        """-> {collections, rescanned, rescan_marks} since watch_gc(): collections that
+        began, those whose end marked blocks again (a mark-stack overflow) and how many."""
+        r = self.request("gc_stats")
+        return {k: r[k] for k in ("collections", "rescanned", "rescan_marks")}
 
 
 def _tail(b, n=120):

@@ -61,6 +61,13 @@ let machines = [];                // the enabled PIO state machines, stepped eve
 let gpioWord = 0;                 // the GPIO input word, cached (rp2040js rebuilds it per read)
 let gpioDirty = true;
 let fastForward = true;           // skip provably idle PIO loops (exactly; see below)
+// MicroPython's garbage collections, watched by where the core's PC enters three of its
+// functions (addresses from the image's symbol table, `configure` gc_watch): a collection
+// whose end (gc_collect_end) marks blocks again (gc_mark_subtree) overflowed its mark
+// stack and scanned the heap twice. null: not watched (the run loop checks only that).
+let gcWatch = null;
+let gcStats = { collections: 0, rescanned: 0, rescan_marks: 0 };
+let gcEndMarks = -1;              // marks since the last gc_collect_end; -1 outside one
 
 const now = () => baseNs + clock.nanos;
 
@@ -700,6 +707,26 @@ function settleBlock(pio, changing) {
   }
 }
 
+function watchGC(pc) {
+  if (pc === gcWatch[2]) {
+    if (gcEndMarks >= 0) gcEndMarks++;
+  } else if (pc === gcWatch[1]) {
+    endCollection();
+    gcStats.collections++;
+    gcEndMarks = 0;
+  } else if (pc === gcWatch[0]) {
+    endCollection();
+  }
+}
+
+function endCollection() {
+  if (gcEndMarks > 0) {
+    gcStats.rescanned++;
+    gcStats.rescan_marks += gcEndMarks;
+  }
+  gcEndMarks = -1;
+}
+
 function settleAll() {
   for (const pio of chip.pio) settleBlock(pio, true);
 }
@@ -800,6 +827,7 @@ function run(args) {
         clock.tick(Math.max(next - clock.nanos, 0));
       }
     } else {
+      if (gcWatch !== null) watchGC(core.registers[15]);
       const cycles = core.executeInstruction();
       if (pioNow + cycles <= skipUntil) pioNow += cycles;    // every machine is skipping
       else if (machines.length) pioInstruction(cycles);
@@ -837,6 +865,11 @@ const commands = {
     if (args.timer_start_us !== undefined) config.timerStartUs = args.timer_start_us;
     if (args.jumpers !== undefined) config.jumpers = args.jumpers;
     if (args.pio_fast_forward !== undefined) fastForward = !!args.pio_fast_forward;
+    if (args.gc_watch !== undefined) {
+      gcWatch = args.gc_watch;        // [gc_collect_start, gc_collect_end, gc_mark_subtree] or null
+      gcStats = { collections: 0, rescanned: 0, rescan_marks: 0 };
+      gcEndMarks = -1;
+    }
     return {};
   },
   boot(args) {
@@ -880,6 +913,14 @@ const commands = {
     const bytes = [];
     for (let i = 0; i < args.size; i++) bytes.push(chip.readUint8(args.addr + i));
     return { hex: Buffer.from(bytes).toString('hex') };
+  },
+  gc_stats() {
+    const r = { ...gcStats };
+    if (gcEndMarks > 0) {             // a collection rescanning as the run stopped
+      r.rescanned++;
+      r.rescan_marks += gcEndMarks;
+    }
+    return r;
   },
   gpio() {
     const pins = chip.gpio.map((p) => [p.outputEnable ? 1 : 0, p.outputValue ? 1 : 0, p.inputValue ? 1 : 0,

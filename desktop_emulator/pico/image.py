@@ -44,6 +44,24 @@ class Firmware:
     def __repr__(self):
         return "Firmware(%s)" % self.uf2
 
+    def symbols(self):
+        """{name: address} from the image's symbol table (`nm -n` of its ELF, beside the
+        UF2 with the suffix .sym, as ../shared/rp2 has it); {} without one."""
+        path = self.uf2.with_suffix(".sym")
+        table = {}
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            return table
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) == 3:
+                try:
+                    table[parts[2]] = int(parts[0], 16)
+                except ValueError:
+                    continue
+        return table
+
 
 def _first(folder, patterns):
     for pat in patterns:

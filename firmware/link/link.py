@@ -129,8 +129,13 @@ def _put32(b, i, v):
     b[i + 3] = v & 0xFF
 
 
+def start_number(now):
+    """This device's number for one Link's life (its HELLO says it), from the clock."""
+    return ((now ^ (now >> 16)) & 0xFFFF) or 1
+
+
 class Link:
-    def __init__(self, port, clock, version=VERSION, rules_version=RULES_VERSION):
+    def __init__(self, port, clock, version=VERSION, rules_version=RULES_VERSION, remembered=0):
         self.port = port
         self.clock = clock
         self.version = version
@@ -140,7 +145,14 @@ class Link:
         # 12-byte payload, the head and the CRC, COBS's one byte and the ending 0.
         self.frame_us = getattr(port, "byte_us", 0) * SYNC_FRAME_BYTES
         now = clock.ticks_us()
-        self.nonce = ((now ^ (now >> 16)) & 0xFFFF) or 1
+        nonce = start_number(now)
+        if nonce == remembered:
+            # The peer still knows this device by that number from before it restarted
+            # (a reboot takes as long each time, so the clock can give the same number):
+            # with it the peer would take this for the old session going on, and keep
+            # the roles it had, not the ones the election gives (R43).
+            nonce = nonce % 0xFFFF + 1
+        self.nonce = nonce
         self.hold = 0                # how much game this device holds (the election)
         self.dec = F.Decoder()
         self._rx = bytearray(64)

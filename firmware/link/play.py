@@ -124,7 +124,9 @@ class LinkPlay:
         self.app = app
         ports = app.ports
         self.clock = ports.clock if ports.clock is not None else _StepClock(now)
-        self.link = Link(ports.link, self.clock)
+        wake = app._wake             # (what the menu heard the caller say, if it called)
+        self.link = Link(ports.link, self.clock,
+                         remembered=wake.remembered if wake is not None else 0)
         self.mode = LOBBY
         self.me = 0                  # this device's player
         self.remote = 1              # the player whose stamps the authority converts

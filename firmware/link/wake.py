@@ -19,6 +19,7 @@ class Wake:
         self._buf = bytearray(64)
         self._hello = False
         self.declined = None         # (uid, start number) of a peer the player left
+        self.remembered = 0          # the start number the caller knows this device by
 
     def _frame(self, version, kind, seq, ack, raw, end):
         h = F.HEAD
@@ -27,6 +28,7 @@ class Wake:
         who = (bytes(raw[h + 10:end]), (raw[h + 5] << 8) | raw[h + 6])
         if who != self.declined:
             self._hello = True
+            self.remembered = (raw[h + 7] << 8) | raw[h + 8]
 
     def heard(self, port):
         """Has a HELLO come over the cable since the last call? Never blocks."""

@@ -137,6 +137,35 @@ def test_r43_a_device_that_restarts_rejoins_the_game_where_it_was(who):
     finish(pair)
 
 
+def test_r43_a_restarted_authority_whose_start_number_comes_out_the_same_hands_over(
+        monkeypatch):
+    # A reboot takes as long each time, so the restarted device's clock can give the very
+    # start number its peer still knows it by (the emulated Picos did). The peer must not
+    # take it for the old session going on: both would then be followers, linked, and
+    # the game would wait for an authority that is not there.
+    import firmware.link.link as link_module
+    pair, fresh, other, me = restart_mid_game("authority")
+    remembered = other.app.linkplay.link.peer_nonce
+    monkeypatch.setattr(link_module, "start_number", lambda now: remembered)
+    both_followers = []
+
+    def caught_up():
+        lps = [d.app.linkplay for d in pair.devs]
+        if all(lp is not None and lp.link.state == LINKED and not lp.link.authority
+               for lp in lps):
+            both_followers.append(pair.devs[0].clock.now)
+        return (fresh.app.linkplay is not None and fresh.app.linkplay.mode == PLAYING and
+                len(fresh.app.linkplay.log) == len(other.app.linkplay.log) and
+                not other.app.linkplay.link.pending())
+
+    pair.run_until(caught_up, 20000)
+    assert fresh.app.linkplay.link.nonce != remembered
+    assert both_followers == []
+    assert authority(pair) is other
+    assert fresh.app.linkplay.me == me
+    assert fresh.app.game.snapshot() == other.app.game.snapshot()
+
+
 def test_r43_an_incompatible_peer_is_named_and_the_device_plays_alone():
     pair = LinkedPair(framebuf, seed=5)
     a, b = pair.devs

@@ -21,10 +21,7 @@ def repl_pico(pico_firmware, pico_files_no_main):
     extra = {"shared_rules/transcript.py": (ROOT / "shared_rules/transcript.py").read_bytes(),
              "core_games.py": (ROOT / "tests/mp/core_games.py").read_bytes()}
     pico = Pico(pico_firmware, files=pico_files_no_main, extra=extra, buttons=BUTTONS)
-    pico.boot()
-    pico.run_for(50_000)
-    pico.interrupt()
-    pico.enter_raw()
+    pico.boot_to_raw()
     yield pico
     pico.close()
 

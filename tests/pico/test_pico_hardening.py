@@ -80,10 +80,7 @@ def test_a_display_glitch_mid_game_is_survived(pico_firmware, pico_files):
 def test_notes_keep_their_length_while_a_frame_is_drawn(pico_firmware, pico_files_no_main):
     # An 8 ms note, then a 30 ms busy "frame" in which nobody calls buzzer.step().
     with Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS) as pico:
-        pico.boot()
-        pico.run_for(50_000)
-        pico.interrupt()
-        pico.enter_raw()
+        pico.boot_to_raw()
         t0 = pico.t_ns
         pico.exec("import machine, time\n"
                   "from firmware.hw.buzzer import Buzzer\n"

@@ -23,10 +23,7 @@ REACTIONS_US = (187654, 243210, 300001)
 def lab_pico(pico_firmware, pico_files_no_main):
     extra = {"lab_device.py": (ROOT / "tests/pico/lab_device.py").read_bytes()}
     pico = Pico(pico_firmware, files=pico_files_no_main, extra=extra, buttons=(2, 3, 14, 15))
-    pico.boot()
-    pico.run_for(50_000)
-    pico.interrupt()
-    pico.enter_raw()
+    pico.boot_to_raw()
     yield pico
     pico.close()
 

@@ -21,10 +21,7 @@ def probe(app):
 def test_a_memory_error_in_the_device_loop_does_not_reset_the_board(pico_firmware,
                                                                      pico_files_no_main):
     with Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS) as pico:
-        pico.boot()
-        pico.run_for(50_000)
-        pico.interrupt()
-        pico.enter_raw()
+        pico.boot_to_raw()
         pico.exec(PROBE)
         pico.exec_start("import firmware.main as m\n"
                         "m.run(start={'seed': 5, 'cpu': [3, 3]}, probe=probe)\n")
@@ -61,10 +58,7 @@ def test_the_boot_code_leaves_the_heap_once_the_ports_are_built(pico_firmware,
     # Once the ports are built, the board's pin map and builders are off the heap, and so
     # is the GPIO capture's module when the PIO capture runs.
     with Pico(pico_firmware, files=pico_files_no_main, buttons=BUTTONS) as pico:
-        pico.boot()
-        pico.run_for(50_000)
-        pico.interrupt()
-        pico.enter_raw()
+        pico.boot_to_raw()
         pico.exec(HEAP_PROBE)
         pico.exec_start("import firmware.main as m\n"
                         "m.run(start={'seed': 5, 'cpu': [0, 0]}, probe=probe)\n")

@@ -145,10 +145,7 @@ def run_with_edges(pico_firmware, files, fast_forward, code, edges_after):
     it is ready. -> (its last line, guest time at the end)."""
     with Pico(pico_firmware, files=files, buttons=BUTTONS) as pico:
         pico.configure(pio_fast_forward=fast_forward)
-        pico.boot()
-        pico.run_for(50_000)
-        pico.interrupt()
-        pico.enter_raw()
+        pico.boot_to_raw()
         pico.exec_start(code)
         pico.read_until(b"READY\r\n")
         pico.schedule(edges_after(pico.t_ns))
