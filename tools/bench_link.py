@@ -434,6 +434,13 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
                          % (seconds, hops), wall_s=wall_s)
         host_i = _link_and_deal(pair, 1200, wall_s)
         pair.run_for(300_000, wall_s=wall_s)
+        watched = []                   # which collections marked the heap twice (the emulator sees)
+        for c in pair.chips:
+            try:
+                c.watch_gc()
+                watched.append(True)
+            except DeviceError:        # an image without its symbol table
+                watched.append(False)
         t0 = pair.t_ns
         rng = Rng(seed)
         presses = [[], []]                                     # per chip: true ns of the edge
@@ -459,6 +466,7 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
                     got[i][f[0]] = tuple(int(x) for x in f[1:])
             if got[i]["B"] is None:
                 raise DeviceError("bench: chip %d ended without its figures" % i, text[-600:])
+            got[i]["gc_watch"] = c.gc_stats() if watched[i] else None
         guest_s = pair.t_ns / 1e9
         base = got[host_i]["B"][0]
         out = {"seed": seed, "seconds": seconds, "host_chip": host_i, "chips": []}
@@ -497,6 +505,7 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
                 "presses_taken": taken, "presses_shown": len(to_pixels),
                 "gc_pause_ms": summary([us / 1000.0 for _f, us in d["C"]], ("p50", "max"), 2),
                 "gc_runs": len(d["C"]),
+                "gc_watched": d["gc_watch"],
                 "link": dict(zip(("resends", "bad", "good", "foreign", "dropped_tx"),
                                  d.get("L") or ())),
                 "_frame_ms": frame_ms, "_to_pixels": to_pixels, "_hops": hops})
@@ -623,6 +632,9 @@ def frames_figures(sessions):
             "presses_taken": sum(c["presses_taken"] for c in cs),
             "presses_shown": sum(c["presses_shown"] for c in cs),
             "gc_pause_ms_max": max([c["gc_pause_ms"]["max"] or 0 for c in cs] or [0]),
+            # (every collection in play, the loop's and MicroPython's own: Pico.watch_gc)
+            "gc_collections": sum((c.get("gc_watched") or {}).get("collections", 0) for c in cs),
+            "gc_marked_twice": sum((c.get("gc_watched") or {}).get("rescanned", 0) for c in cs),
             "hops_ms": _hop_figures(cs, GUEST_HOPS if role == "guest" else HOST_HOPS),
         }
     res["by_seed"] = [{k: v for k, v in s.items() if k != "chips"} | {
@@ -692,6 +704,11 @@ def table(res):
                     "guest %s ms" % (f["host"]["presses_taken"], f["host"]["presses"],
                                      f["guest"]["presses_taken"], f["guest"]["presses"],
                                      f["host"]["gc_pause_ms_max"], f["guest"]["gc_pause_ms_max"]))
+        if f["host"].get("gc_collections") or f["guest"].get("gc_collections"):
+            rows.append("collections in play that marked the heap twice (a mark-stack "
+                        "overflow): host %d of %d, guest %d of %d" % (
+                            f["host"]["gc_marked_twice"], f["host"]["gc_collections"],
+                            f["guest"]["gc_marked_twice"], f["guest"]["gc_collections"]))
         stamped = any(((f[role].get("hops_ms") or {}).get("link_only") or {}).get("n")
                       for role in ("host", "guest"))
         if f.get("hops_failed"):
