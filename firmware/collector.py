@@ -1,5 +1,6 @@
 # The game's own garbage collections (the loop's, between frames), made from this module
-# so that the collector marks the heap in a shallow order: half the pause on the chip.
+# so that the collector marks the heap in a shallow order: on the chip a third to a half
+# less pause wherever its heap would otherwise be marked twice.
 #
 # MicroPython marks live objects depth first with a stack of 64 entries (the stock rp2
 # build). An object whose unmarked children do not fit on it is marked without them,

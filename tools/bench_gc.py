@@ -105,8 +105,7 @@ def main(argv=None):
         return 2
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
-        files = devicefiles.build(Path(tmp) / "dev", driver=fw.ssd1306)
-        files = {k: v for k, v in files.items() if k != "main.py"}   # boot to the REPL
+        files = devicefiles.build(Path(tmp) / "dev", driver=fw.ssd1306, main_py=None)
         try:
             widths = measure(fw, files, "_widths(%r)" % (WIDTHS,))
             mods = measure(fw, files, "_modules(%r)" % (MODULES,))
