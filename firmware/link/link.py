@@ -21,8 +21,9 @@
 #
 # A frame of another protocol version is not read; a HELLO of another version, or of
 # other rules, makes the link INCOMPATIBLE (and says which version the peer speaks).
-# Nothing heard from the peer for LOST_US: LOST (until a frame comes again; if its
-# start number is new, the peer restarted and the session begins afresh).
+# Nothing heard from the peer for LOST_US: LOST, until its next HELLO (if its start
+# number is new, the peer restarted and the session begins afresh; other frames are not
+# read until then, as they cannot say which).
 
 from shared_rules.arbiter import ticks_diff
 from firmware.link import frame as F
@@ -441,6 +442,11 @@ class Link:
         if self.peer_uid is None or self.state == INCOMPATIBLE or self.state == LOOPED:
             self.foreign += 1
             return
+        if self.state == LOST:
+            # After a silence only a HELLO says who is there: the same peer (the cable
+            # back: its next HELLO, within HELLO_US) or one that restarted, whose frames
+            # must not pass for the old session's (R43).
+            return
         self._heard()
         self._on_ack(ack)
         if kind == DATA:
@@ -480,8 +486,6 @@ class Link:
 
     def _heard(self):
         self.heard = self._rt
-        if self.state == LOST and self.heard_us:
-            self.state = LINKED
 
     def _on_ack(self, ack):
         fl = self._inflight

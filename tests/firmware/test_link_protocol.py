@@ -255,6 +255,28 @@ def test_a_peer_that_restarts_is_noticed_and_a_new_session_begins():
     assert p.links[1].state == LINKED
 
 
+def test_r43_after_a_silence_only_a_hello_brings_the_link_back(monkeypatch):
+    # A LOST link cannot tell the old peer's frames from those of one that restarted
+    # (only a HELLO carries its start number): before its HELLO, a frame neither brings
+    # the link back as the old session nor passes a message into it.
+    from firmware.link.link import BEAT, DATA
+    p = Pair()
+    p.run(600)
+    p.wire.cut(p.wire.now, 1000)
+    p.run(1000)
+    assert [lk.state for lk in p.links] == [LOST, LOST]
+    quiet = p.links[1]
+    monkeypatch.setattr(quiet, "_hello", lambda now: None)
+    p.run(300)                               # the cable is back; no HELLO from link 1
+    quiet._send(BEAT, 0, b"")
+    quiet._send(DATA, p.links[0]._rx_expect, b"not the old session's")
+    p.run(50)
+    assert p.links[0].state == LOST and p.links[0].recv() is None
+    monkeypatch.undo()                       # its HELLO again
+    p.run(600)
+    assert p.links[0].state == LINKED and p.links[0].epoch == 1    # the same session
+
+
 def test_an_incompatible_version_says_which_and_never_links():
     p = Pair()
     p.links[1] = Link(p.wire.ends[1], p.clocks[1], version=VERSION + 1)
