@@ -22,7 +22,7 @@ NO_DISPLAY_US = 10000000  # how often a board without a working display says so
 EXTRA_STEP_US = 500       # after the arbiter's window, when a press waits to be shown
 GO_ON_US = 2000           # the next share of a redraw spread over steps (view, display)
 # Garbage is collected when the game chooses, not when an allocation fails inside a
-# frame: a full collection takes ~10 ms on the chip, ~13 ms in a linked game (firmware/
+# frame: a full collection takes ~13 ms on the chip, ~17 ms in a linked game (firmware/
 # collector.py keeps it from scanning the heap twice: docs/BENCHMARKS.md, make bench-gc),
 # so it runs between frames, only with GC_ROOM_US before the next one, no press waiting
 # for its decision and no slap open (R18-R20, R25-R26), at least every GC_EVERY frames.
