@@ -475,6 +475,7 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
             me = d["B"][1]
             game_frames = [f for f in d["F"] if f[2] == 1]
             frame_ms = [((f[1] - f[0]) & TICKS_MASK) / 1000.0 for f in game_frames]
+            frame_gc_ms = _collections_in_frames(c, game_frames, d["gc_watch"])
             pixel_ends = sorted(t1 for _t0, t1, _addr, data, _ok in c.i2c_log
                                 if data[:1] == b"\x40")
             outcomes = {}
@@ -505,16 +506,29 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
                 "presses_taken": taken, "presses_shown": len(to_pixels),
                 "gc_pause_ms": summary([us / 1000.0 for _f, us in d["C"]], ("p50", "max"), 2),
                 "gc_runs": len(d["C"]),
-                "gc_watched": d["gc_watch"],
+                "gc_watched": d["gc_watch"] and {k: v for k, v in d["gc_watch"].items()
+                                                 if k != "spans"},
                 "link": dict(zip(("resends", "bad", "good", "foreign", "dropped_tx"),
                                  d.get("L") or ())),
-                "_frame_ms": frame_ms, "_to_pixels": to_pixels, "_hops": hops})
+                "_frame_ms": frame_ms, "_frame_gc_ms": frame_gc_ms, "_to_pixels": to_pixels,
+                "_hops": hops})
         if keep_lines:
             out["lines"] = got
             out["edges_ns"] = presses
         out["guest_s"] = round(guest_s, 3)
         out["wall_s"] = round(time.monotonic() - w0, 1)
         return out
+
+
+def _collections_in_frames(pico, frames, watched):
+    """Per frame, the ms of collections inside it (the emulator's watch of the
+    collector: MicroPython's own, as the loop collects between frames); None: not
+    watched."""
+    from tools.bench_pico import collections_in_frames
+    if not watched:
+        return None
+    return collections_in_frames(pico, frames, [(a, b) for a, b, _m in watched["spans"]
+                                                if b is not None])
 
 
 # Where a linked press's time goes: its hops, in the order it takes them, each from
@@ -635,6 +649,7 @@ def frames_figures(sessions):
             # (every collection in play, the loop's and MicroPython's own: Pico.watch_gc)
             "gc_collections": sum((c.get("gc_watched") or {}).get("collections", 0) for c in cs),
             "gc_marked_twice": sum((c.get("gc_watched") or {}).get("rescanned", 0) for c in cs),
+            **_frames_and_collections(cs),
             "hops_ms": _hop_figures(cs, GUEST_HOPS if role == "guest" else HOST_HOPS),
         }
     res["by_seed"] = [{k: v for k, v in s.items() if k != "chips"} | {
@@ -648,6 +663,20 @@ def frames_figures(sessions):
         except (ValueError, OSError) as e:
             res["single_handheld"] = {"error": "%s: %s" % (single, e)}
     return res
+
+
+def _frames_and_collections(chips):
+    """The frames a collection fell inside (the emulator's watch), and frame_ms without
+    them: how much of the slow frames' time is MicroPython collecting by itself."""
+    from tools.bench_pico import summary
+    pairs = [(ms, gc) for c in chips if c.get("_frame_gc_ms") is not None
+             for ms, gc in zip(c["_frame_ms"], c["_frame_gc_ms"])]
+    if not pairs:
+        return {}
+    hit = [(ms, gc) for ms, gc in pairs if gc > 0]
+    return {"frames_with_a_collection": len(hit),
+            "collection_in_frame_ms": summary([gc for _ms, gc in hit], ("p50", "max")),
+            "frame_ms_without_them": summary([ms for ms, gc in pairs if gc <= 0])}
 
 
 def _hop_figures(chips, names):
@@ -709,6 +738,17 @@ def table(res):
                         "overflow): host %d of %d, guest %d of %d" % (
                             f["host"]["gc_marked_twice"], f["host"]["gc_collections"],
                             f["guest"]["gc_marked_twice"], f["guest"]["gc_collections"]))
+        for role in ("host", "guest"):
+            r = f[role]
+            if "frames_with_a_collection" in r:
+                rows.append("%s: %d frames had a collection inside (MicroPython's own, an "
+                            "allocation that found no room: %s ms p50, %s max); frame_ms "
+                            "without them p99 %s, max %s" % (
+                                role, r["frames_with_a_collection"],
+                                r["collection_in_frame_ms"]["p50"],
+                                r["collection_in_frame_ms"]["max"],
+                                r["frame_ms_without_them"]["p99"],
+                                r["frame_ms_without_them"]["max"]))
         stamped = any(((f[role].get("hops_ms") or {}).get("link_only") or {}).get("n")
                       for role in ("host", "guest"))
         if f.get("hops_failed"):

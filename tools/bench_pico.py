@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from desktop_emulator import devicefiles  # noqa: E402
-from desktop_emulator.pico.device import Pico, US, MS, S  # noqa: E402
+from desktop_emulator.pico.device import Pico, DeviceError, US, MS, S  # noqa: E402
 from desktop_emulator.pico.image import find_firmware  # noqa: E402
 from firmware.boards import pico as board  # noqa: E402
 from shared_rules.rng import Rng  # noqa: E402
@@ -177,6 +177,11 @@ def run_play(pico, seconds, seed):
     presses to pixels, the firmware's own collections)."""
     pico.keep_i2c = True
     pico.i2c_log.clear()
+    try:
+        pico.watch_gc()              # every collection, MicroPython's own too (no probe)
+        watched = True
+    except DeviceError:              # an image without its symbol table
+        watched = False
     pico.exec_start("import pico_bench_device as b\nb.play(%d, %d)\n" % (seconds, seed))
     lines = lines_until(pico, b"START")
     start_line = [x for x in lines][-1]
@@ -210,11 +215,19 @@ def run_play(pico, seconds, seed):
         elif f[0] == "X":
             failed.append(int(f[2]))
     pico.exec_finish(guest_ms=5000)
+    spans = None
+    if watched:
+        # The session's collections: from its start to its last frame's end.
+        last = pico.guest_ns(frames[-1][1]) if frames else t0
+        spans = [(a, b) for a, b, _m in pico.gc_stats()["spans"]
+                 if b is not None and t0 <= a <= last]
+    in_frames = collections_in_frames(pico, frames, spans)
     sent = sorted((a, b, len(data)) for a, b, addr, data, ok in pico.i2c_log)
     pixel_ends = sorted(b for a, b, addr, data, ok in pico.i2c_log if data[:1] == b"\x40")
     rows = []
     j = 0
-    for fs, fe, scr, draw, show, nbytes, cpu, save in frames:
+    for n, (fs, fe, scr, draw, show, nbytes, cpu, save) in enumerate(frames):
+        gc_ms = in_frames[n] if in_frames is not None else 0.0
         a_ns, b_ns = pico.guest_ns(fs), pico.guest_ns(fe)
         while j < len(sent) and sent[j][1] < a_ns:
             j += 1
@@ -226,8 +239,8 @@ def run_play(pico, seconds, seed):
         ms = (fe - fs) % (1 << 30) / 1000.0
         rows.append({"ms": ms, "screen": scr, "draw": draw / 1000.0, "show": show / 1000.0,
                      "bus": bus / 1e6, "bytes": nbytes, "cpu": cpu / 1000.0,
-                     "save": save / 1000.0,
-                     "rules": max(0.0, ms - (draw + show + cpu + save) / 1000.0)})
+                     "save": save / 1000.0, "gc": gc_ms,
+                     "rules": max(0.0, ms - (draw + show + cpu + save) / 1000.0 - gc_ms)})
     # Edge -> stamp, and edge -> end of the I2C transfer of the frame that shows the result.
     latency = []
     to_pixels = []
@@ -249,9 +262,34 @@ def run_play(pico, seconds, seed):
             if end_ns is not None:
                 to_pixels.append((end_ns - edge_ns) / 1e6)
     return {"seed": seed, "rows": rows, "latency": latency, "to_pixels": to_pixels,
-            "gc_us": [us for _f, us in gcs], "presses": len(presses), "presses_seen": seen,
+            "gc_us": [us for _f, us in gcs],
+            "gc_every_ms": None if spans is None else [(b - a) / 1e6 for a, b in spans],
+            "presses": len(presses), "presses_seen": seen,
             "gc_runs": done[1] if done else None, "memory_error_at_frame": failed,
             "seconds": seconds}
+
+
+def collections_in_frames(pico, frames, spans):
+    """Per frame (start ticks, end ticks, ...): the ms of the collections (start ns, end
+    ns: the emulator's watch, Pico.gc_stats) inside it. The loop collects between
+    frames, so one inside a frame is MicroPython's own (an allocation that found no
+    room). None if not watched."""
+    if spans is None:
+        return None
+    out = []
+    j = 0
+    for f in frames:
+        t0 = pico.guest_ns(f[0])
+        t1 = pico.guest_ns(f[1])
+        while j < len(spans) and spans[j][1] <= t0:
+            j += 1
+        ns = 0
+        k = j
+        while k < len(spans) and spans[k][0] < t1:
+            ns += min(spans[k][1], t1) - max(spans[k][0], t0)
+            k += 1
+        out.append(ns / 1e6)
+    return out
 
 
 def play_figures(sessions):
@@ -265,7 +303,7 @@ def play_figures(sessions):
         key = "0" if n == 0 else "1-128" if n <= 128 else "129-256" if n <= 256 else \
             "257-384" if n <= 384 else "385+"
         by_bytes.setdefault(key, []).append(r)
-    parts = ("draw", "show", "bus", "cpu", "rules")
+    parts = ("draw", "show", "bus", "cpu", "gc", "rules")
     out = {
         "frame_ms": summary([r["ms"] for r in game]),
         "frame_ms_all_screens": summary([r["ms"] for r in rows if r["save"] == 0]),
@@ -285,6 +323,13 @@ def play_figures(sessions):
         "gc_pause_ms": summary([us / 1000.0 for s in sessions for us in s["gc_us"]],
                                ("p50", "max"), 2),
         "gc_runs": sum(len(s["gc_us"]) for s in sessions),
+        # Every collection the emulator saw in play (the loop's and MicroPython's own
+        # inside frames); None: the image has no symbol table to watch them by.
+        "gc_pause_ms_every": None if any(s.get("gc_every_ms") is None for s in sessions)
+        else summary([x for s in sessions for x in s["gc_every_ms"]], ("p50", "max"), 2),
+        "gc_every_runs": None if any(s.get("gc_every_ms") is None for s in sessions)
+        else sum(len(s["gc_every_ms"]) for s in sessions),
+        "frames_with_a_collection": sum(1 for r in game if r["gc"] > 0),
         "save_frames_ms": summary([r["ms"] for r in saving], ("p50", "max")),
         "save_ms": summary([r["save"] for r in saving], ("p50", "max")),
         "frames": len(rows),
@@ -302,8 +347,9 @@ def play_figures(sessions):
     for key, (p99, mx) in FRAME_GOALS.items():
         v = out[key]
         goals[key] = v["p99"] is not None and v["p99"] <= p99 and v["max"] <= mx
-    goals["gc_pause_ms"] = out["gc_pause_ms"]["max"] is not None and \
-        out["gc_pause_ms"]["max"] <= GC_PAUSE_GOAL_MS
+    # (Every collection when the emulator saw them all; else the loop's own.)
+    pause = (out["gc_pause_ms_every"] or out["gc_pause_ms"])["max"]
+    goals["gc_pause_ms"] = pause is not None and pause <= GC_PAUSE_GOAL_MS
     out["frame_goals"] = goals
     return out
 
@@ -717,9 +763,17 @@ def print_play_tables(r):
                 "met" if r["frame_goals"][key] else "MISSED",))
         print("| %s (%s) | %s | %s | %s | %s |" % (key, unit, v.get("p50"), v.get("p99"),
                                                    v.get("max"), goal))
-    print("| gc_pause_ms (%d collections, between frames) | %s | | %s | max <= %d: %s |" % (
-        r["gc_runs"], r["gc_pause_ms"]["p50"], r["gc_pause_ms"]["max"], GC_PAUSE_GOAL_MS,
-        "met" if r["frame_goals"]["gc_pause_ms"] else "MISSED"))
+    every = r.get("gc_pause_ms_every")
+    print("| gc_pause_ms (%d collections, the loop's, between frames) | %s | | %s | %s |" % (
+        r["gc_runs"], r["gc_pause_ms"]["p50"], r["gc_pause_ms"]["max"], "" if every else
+        "max <= %d: %s" % (GC_PAUSE_GOAL_MS, "met" if r["frame_goals"]["gc_pause_ms"]
+                           else "MISSED")))
+    if every:
+        print("| gc_pause_ms, every collection the emulator saw (%d; %d game frames had "
+              "one inside) | %s | | %s | max <= %d: %s |" % (
+                  r["gc_every_runs"], r["frames_with_a_collection"], every["p50"],
+                  every["max"], GC_PAUSE_GOAL_MS,
+                  "met" if r["frame_goals"]["gc_pause_ms"] else "MISSED"))
     print("| frames with a flash save (%d): frame ms / save ms | %s / %s | | %s / %s | |" % (
         r["saves"], r["save_frames_ms"]["p50"], r["save_ms"]["p50"],
         r["save_frames_ms"]["max"], r["save_ms"]["max"]))
@@ -733,8 +787,9 @@ def print_play_tables(r):
     print("| --- | ---: | ---: | ---: |")
     names = {"draw": "drawing (view)", "show": "display port (I2C writes)",
              "bus": "of it, bus time", "cpu": "CPU player (its poll)",
+             "gc": "MicroPython's own collections inside the frame",
              "rules": "the rest: input, rules, timers, recording"}
-    for p in ("draw", "show", "bus", "cpu", "rules"):
+    for p in ("draw", "show", "bus", "cpu", "gc", "rules"):
         v = r["frame_parts_ms"][p]
         print("| %s | %s | %s | %s |" % (names[p], v["p50"], v["p99"], v["max"]))
     v = r["frame_bytes"]

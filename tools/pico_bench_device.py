@@ -315,7 +315,13 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
     o_t, o_frame = _zeros(m), _zeros(m, "H")
     g_frame, g_us = _zeros(64, "H"), _zeros(64, "H")
     k = [0, 0, 0, 0, 0]                # frames, presses, outcomes, collections, runs seen
-    on = [False, 0, 0, None, None]     # recording, its end, bytes so far, the app, panel
+    on = [False, 0, 0]                 # recording, its end, the panel's bytes so far
+    # (The app and the panel are held apart from `on`: the wrappers put into classes
+    # below hold `on`, and a class is marked with its module, before the app's own
+    # module. Reached from there, the app's ~60 attributes overflow the collector's
+    # 64-entry mark stack and every collection marks the heap twice: the firmware as
+    # shipped does not.)
+    held = [None, None]                # the app, the panel
     press = M.Match.press
     outcome = Table.on_outcome
     from firmware.link import link as LL
@@ -397,13 +403,13 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
         i = k[0]
         if on[0] and i < n:
             f_start[i] = now
-        return on[3]._real_step(now)
+        return held[0]._real_step(now)
 
     def probe(app):
-        if on[3] is None:
+        if held[0] is None:
             if hops:
                 hop_arrays()
-            on[3] = app
+            held[0] = app
             app._real_step = app.step
             app.step = timed_step
             k[4] = getattr(fm, "gc_runs", 0)
@@ -415,13 +421,13 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
                 on[0] = True
                 on[1] = time.ticks_add(t_end, seconds * 1000000)
                 d = app.ports.display
-                on[4] = getattr(d, "display", d)   # the panel's driver (link play faces it)
-                on[2] = on[4].bytes_sent
+                held[1] = getattr(d, "display", d)   # the panel's driver (link play faces it)
+                on[2] = held[1].bytes_sent
             return
         i = k[0]
         f_end[i] = _us16(ticks_diff(t_end, f_start[i]))
         f_screen[i] = app.screen
-        b = on[4].bytes_sent
+        b = held[1].bytes_sent
         f_bytes[i] = _us16(b - on[2])
         on[2] = b
         if getattr(fm, "gc_runs", 0) != k[4] and k[3] < 64:
@@ -446,7 +452,7 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
         M.Match.press = press
         Table.on_outcome = outcome
         LL.Link._send, LL.Link._frame, LinkPlay._tell = send, frame, tell
-    app = on[3]
+    app = held[0]
     lp = app.linkplay
     print("B %d %d %d" % (lp.base, lp.me, 1 if lp.link.authority else 0))
     lk = lp.link

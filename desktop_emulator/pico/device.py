@@ -428,10 +428,14 @@ class Pico:
         self.request("configure", gc_watch=[table[n] for n in self.GC_FUNCTIONS])
 
     def gc_stats(self):
-        """-> {collections, rescanned, rescan_marks} since watch_gc(): collections that
-        began, those whose end marked blocks again (a mark-stack overflow) and how many."""
+        """-> {collections, rescanned, rescan_marks, spans} since watch_gc(): collections
+        that began, those whose end marked blocks again (a mark-stack overflow) and how
+        many; spans: each collection's (start ns, end ns, blocks marked again) in this
+        chip's time (the first 4,096; end None if it was going on as the run stopped)."""
         r = self.request("gc_stats")
-        return {k: r[k] for k in ("collections", "rescanned", "rescan_marks")}
+        out = {k: r[k] for k in ("collections", "rescanned", "rescan_marks")}
+        out["spans"] = [(a, b if b >= 0 else None, m) for a, b, m in r.get("spans", ())]
+        return out
 
 
 def _tail(b, n=120):

@@ -65,9 +65,16 @@ let fastForward = true;           // skip provably idle PIO loops (exactly; see 
 // functions (addresses from the image's symbol table, `configure` gc_watch): a collection
 // whose end (gc_collect_end) marks blocks again (gc_mark_subtree) overflowed its mark
 // stack and scanned the heap twice. null: not watched (the run loop checks only that).
+// Each collection's span in this chip's ns is kept too (the first GC_SPANS_MAX): from
+// entering gc_collect_start to gc_collect_end's return (the address in LR as it is
+// entered), so a bench can tell which frames a collection fell in, with no probe on
+// the chip (MicroPython's own collections, an allocation that found no room, included).
 let gcWatch = null;
 let gcStats = { collections: 0, rescanned: 0, rescan_marks: 0 };
 let gcEndMarks = -1;              // marks since the last gc_collect_end; -1 outside one
+const GC_SPANS_MAX = 4096;
+let gcSpans = [];                 // [start ns, end ns or -1, blocks marked again]
+let gcReturn = -1;                // where gc_collect_end returns to; -1 outside it
 
 const now = () => baseNs + clock.nanos;
 
@@ -707,15 +714,20 @@ function settleBlock(pio, changing) {
   }
 }
 
-function watchGC(pc) {
+function watchGC(core) {
+  const pc = core.registers[15];
   if (pc === gcWatch[2]) {
     if (gcEndMarks >= 0) gcEndMarks++;
+  } else if (pc === gcReturn) {
+    endCollection();
   } else if (pc === gcWatch[1]) {
     endCollection();
     gcStats.collections++;
     gcEndMarks = 0;
+    gcReturn = core.registers[14] & ~1;
   } else if (pc === gcWatch[0]) {
     endCollection();
+    if (gcSpans.length < GC_SPANS_MAX) gcSpans.push([now(), -1, 0]);
   }
 }
 
@@ -724,7 +736,13 @@ function endCollection() {
     gcStats.rescanned++;
     gcStats.rescan_marks += gcEndMarks;
   }
+  const last = gcSpans.length ? gcSpans[gcSpans.length - 1] : null;
+  if (last !== null && last[1] < 0 && gcEndMarks >= 0) {
+    last[1] = now();
+    last[2] = gcEndMarks;
+  }
   gcEndMarks = -1;
+  gcReturn = -1;
 }
 
 function settleAll() {
@@ -827,7 +845,7 @@ function run(args) {
         clock.tick(Math.max(next - clock.nanos, 0));
       }
     } else {
-      if (gcWatch !== null) watchGC(core.registers[15]);
+      if (gcWatch !== null) watchGC(core);
       const cycles = core.executeInstruction();
       if (pioNow + cycles <= skipUntil) pioNow += cycles;    // every machine is skipping
       else if (machines.length) pioInstruction(cycles);
@@ -869,6 +887,8 @@ const commands = {
       gcWatch = args.gc_watch;        // [gc_collect_start, gc_collect_end, gc_mark_subtree] or null
       gcStats = { collections: 0, rescanned: 0, rescan_marks: 0 };
       gcEndMarks = -1;
+      gcSpans = [];
+      gcReturn = -1;
     }
     return {};
   },
@@ -920,6 +940,7 @@ const commands = {
       r.rescanned++;
       r.rescan_marks += gcEndMarks;
     }
+    r.spans = gcSpans;                // (a collection going on as the run stopped: end -1)
     return r;
   },
   gpio() {

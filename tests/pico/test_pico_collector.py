@@ -28,7 +28,8 @@ def test_the_loops_collections_mark_the_game_heap_once(pico_firmware, pico_files
         runs = int(pico.exec("print(m.gc_runs)", wall_s=300))
         # The same heap, collected from the REPL with a plain gc.collect().
         before = pico.gc_stats()
-        pico.exec("import gc\ngc.collect()", wall_s=300)
+        took_us = int(pico.exec("import gc, time\nt = time.ticks_us()\ngc.collect()\n"
+                                "print(time.ticks_diff(time.ticks_us(), t))", wall_s=300))
         plain = pico.gc_stats()
     assert runs >= 10 and played["collections"] >= runs
     # Any collection that marked the heap twice was one of MicroPython's own (an
@@ -37,3 +38,11 @@ def test_the_loops_collections_mark_the_game_heap_once(pico_firmware, pico_files
     assert plain["collections"] == before["collections"] + 1
     assert plain["rescanned"] == before["rescanned"] + 1          # the watch sees it
     assert plain["rescan_marks"] - before["rescan_marks"] > 1000   # the heap again
+    # Each collection's span: the plain one's is the REPL's own measure of it, less the
+    # clock reads around it (the watch sees its start and its return, not the call).
+    assert len(plain["spans"]) == len(before["spans"]) + 1
+    start, end, again = plain["spans"][-1]
+    assert again == plain["rescan_marks"] - before["rescan_marks"]
+    assert took_us - 150 <= (end - start) / 1000 <= took_us, (took_us, end - start)
+    assert len(played["spans"]) == played["collections"]
+    assert all(e is not None and e > s for s, e, _m in played["spans"])

@@ -119,3 +119,19 @@ def test_without_the_stamps_no_hop_table_and_no_guessed_share():
     res["game_frames"]["hops_failed"] = "no title on both chips within 5000 guest ms"
     assert ("the session with the hop stamps did not run: no title on both chips within "
             "5000 guest ms") in bench_link.table(res)
+
+
+def test_a_collection_is_counted_in_the_frames_it_fell_inside():
+    # Frames (start, end) in µs ticks; collections (start, end, marked again) in ns.
+    frames = [(1_000, 3_000, 1, 0), (34_000, 50_000, 1, 0), (67_000, 70_000, 1, 0)]
+    watched = {"spans": [(3_500 * US, 16_000 * US, 0),      # the loop's, between frames
+                         (40_000 * US, 52_000 * US, 0),     # inside the second, past its end
+                         (69_000 * US, None, 0)]}           # still going: not counted
+    got = bench_link._collections_in_frames(_Chip(), frames, watched)
+    assert got == [0.0, 10.0, 0.0]
+    assert bench_link._collections_in_frames(_Chip(), frames, None) is None
+    chips = [{"_frame_ms": [2.0, 16.0, 3.0], "_frame_gc_ms": got}]
+    f = bench_link._frames_and_collections(chips)
+    assert f["frames_with_a_collection"] == 1
+    assert f["collection_in_frame_ms"] == {"p50": 10.0, "max": 10.0}
+    assert f["frame_ms_without_them"]["max"] == 3.0
