@@ -455,12 +455,12 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
                 presses[i].append(t)
             c.schedule(edges)
         got = [{"F": [], "P": [], "O": [], "C": [], "S": [], "R": [], "Q": [], "T": [],
-                "K": [], "B": None} for _ in range(2)]
+                "K": [], "W": [], "B": None} for _ in range(2)]
         for i, c in enumerate(pair.chips):
             text = c.exec_finish(guest_ms=(seconds + 120) * 1000, wall_s=wall_s)
             for line in text.splitlines():
                 f = line.split()
-                if f and f[0] in ("F", "P", "O", "C", "S", "R", "Q", "T", "K"):
+                if f and f[0] in ("F", "P", "O", "C", "S", "R", "Q", "T", "K", "W"):
                     got[i][f[0]].append(tuple(int(x) for x in f[1:]))
                 elif f and f[0] in ("B", "L"):
                     got[i][f[0]] = tuple(int(x) for x in f[1:])
@@ -510,6 +510,7 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
                                                  if k != "spans"},
                 "link": dict(zip(("resends", "bad", "good", "foreign", "dropped_tx"),
                                  d.get("L") or ())),
+                "_slow": _slow_frame_parts(d["W"], d["F"]),
                 "_frame_ms": frame_ms, "_frame_gc_ms": frame_gc_ms, "_to_pixels": to_pixels,
                 "_hops": hops})
         if keep_lines:
@@ -518,6 +519,25 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
         out["guest_s"] = round(guest_s, 3)
         out["wall_s"] = round(time.monotonic() - w0, 1)
         return out
+
+
+SLOW_PARTS = ("draw", "face", "panel", "link", "rest")
+SLOW_MS = 16                       # pico_bench_device.SLOW_US
+SLOW_LABELS = {"frame": "the frame", "draw": "drawing", "face": "turning it for its player",
+               "panel": "the panel's I2C", "link": "the link's poll",
+               "rest": "the rest (rules, link play's own)"}
+
+
+def _slow_frame_parts(lines, frames):
+    """The game-screen frames over pico_bench_device.SLOW_US and where their time went
+    (the probe's "W frame total draw face panel link" lines, µs): -> [{part: ms}]."""
+    out = []
+    for i, total, draw, face, panel, link in lines:
+        if i < len(frames) and frames[i][2] == 1:
+            out.append({"frame": total / 1000, "draw": draw / 1000, "face": face / 1000,
+                        "panel": panel / 1000, "link": link / 1000,
+                        "rest": max(0, total - draw - face - panel - link) / 1000})
+    return out
 
 
 def _collections_in_frames(pico, frames, watched):
@@ -650,6 +670,7 @@ def frames_figures(sessions):
             "gc_collections": sum((c.get("gc_watched") or {}).get("collections", 0) for c in cs),
             "gc_marked_twice": sum((c.get("gc_watched") or {}).get("rescanned", 0) for c in cs),
             **_frames_and_collections(cs),
+            **_slow_frames(cs),
             "hops_ms": _hop_figures(cs, GUEST_HOPS if role == "guest" else HOST_HOPS),
         }
     res["by_seed"] = [{k: v for k, v in s.items() if k != "chips"} | {
@@ -663,6 +684,14 @@ def frames_figures(sessions):
         except (ValueError, OSError) as e:
             res["single_handheld"] = {"error": "%s: %s" % (single, e)}
     return res
+
+
+def _slow_frames(chips):
+    from tools.bench_pico import summary
+    rows = [r for c in chips for r in c.get("_slow", ())]
+    return {"slow_frames": len(rows),
+            "slow_frame_parts_ms": {k: summary([r[k] for r in rows], ("p50", "max"))
+                                    for k in ("frame",) + SLOW_PARTS}}
 
 
 def _frames_and_collections(chips):
@@ -749,6 +778,14 @@ def table(res):
                                 r["collection_in_frame_ms"]["max"],
                                 r["frame_ms_without_them"]["p99"],
                                 r["frame_ms_without_them"]["max"]))
+        for role in ("host", "guest"):
+            r = f[role]
+            if r.get("slow_frames"):
+                sp = r["slow_frame_parts_ms"]
+                rows.append("%s: %d game frames over %d ms; in them, ms p50 (max): %s" % (
+                    role, r["slow_frames"], SLOW_MS, ", ".join(
+                        "%s %s (%s)" % (SLOW_LABELS[k], sp[k]["p50"], sp[k]["max"])
+                        for k in ("frame",) + SLOW_PARTS)))
         stamped = any(((f[role].get("hops_ms") or {}).get("link_only") or {}).get("n")
                       for role in ("host", "guest"))
         if f.get("hops_failed"):

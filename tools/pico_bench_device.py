@@ -24,6 +24,7 @@ from shared_rules.game import Game
 from shared_rules.pad import Pad, TWO_BUTTON, B
 
 WINDOW_US = 2000
+SLOW_US = 16000                        # a linked frame over it: its parts are kept (the frame goal)
 
 
 def race_game(tie_priority):
@@ -113,7 +114,7 @@ def _zeros(n, kind="i"):
 
 
 def _us16(us):
-    return us if us < 65535 else 65535
+    return 0 if us < 0 else us if us < 65535 else 65535
 
 
 def play(seconds, seed, cpu_level=3, max_frames=0, max_presses=0, heap=False):
@@ -322,6 +323,12 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
     # 64-entry mark stack and every collection marks the heap twice: the firmware as
     # shipped does not.)
     held = [None, None]                # the app, the panel
+    # Where a slow frame's time went (over SLOW_US; at most 96 of them, a few hundred
+    # bytes): drawing, the face's turn of the picture for its player, the panel's
+    # transfer, the link's poll; the rest is the rules and link play's own.
+    part = [0, 0, 0, 0, False]         # this frame: draw, face, panel, link µs; in a step
+    w_at = _zeros(96, "H")
+    w_parts = [_zeros(96, "H") for _ in range(5)]   # frame, draw, face, panel, link
     press = M.Match.press
     outcome = Table.on_outcome
     from firmware.link import link as LL
@@ -331,7 +338,7 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
     # (Allocated when the firmware has set itself up, before the first recorded frame:
     # the linked firmware's own buffers first, as on a board without this probe.)
     hop = {}
-    x = [0, 0, 0, False]               # sent, read, questions, a question open
+    x = [0, 0, 0, False, 0]            # sent, read, questions, a question open, slow frames
 
     def hop_arrays():
         # (Small: the linked firmware leaves little heap. A chip's presses are 150-600
@@ -403,7 +410,31 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
         i = k[0]
         if on[0] and i < n:
             f_start[i] = now
-        return held[0]._real_step(now)
+        part[0] = part[1] = part[2] = part[3] = 0
+        part[4] = True
+        try:
+            return held[0]._real_step(now)
+        finally:
+            part[4] = False
+
+    def timed(fn, j):
+        def call(*args):
+            t0 = ticks_us()
+            try:
+                return fn(*args)
+            finally:
+                if part[4]:
+                    part[j] += ticks_diff(ticks_us(), t0)
+        return call
+
+    def time_parts(app, lp):
+        # Instance attributes only (a class's would be marked with its module, ahead of
+        # the app: see `held`).
+        app._draw = timed(app._draw, 0)
+        face = app.ports.display
+        face.show_spans = timed(face.show_spans, 1)
+        held[1].show_spans = timed(held[1].show_spans, 2)
+        lp.link.poll = timed(lp.link.poll, 3)
 
     def probe(app):
         if held[0] is None:
@@ -423,6 +454,7 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
                 d = app.ports.display
                 held[1] = getattr(d, "display", d)   # the panel's driver (link play faces it)
                 on[2] = held[1].bytes_sent
+                time_parts(app, lp)
             return
         i = k[0]
         f_end[i] = _us16(ticks_diff(t_end, f_start[i]))
@@ -435,6 +467,16 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
             g_frame[k[3]] = i
             g_us[k[3]] = _us16(fm.gc_last_us)
             k[3] += 1
+        if f_end[i] >= SLOW_US and x[4] < 96:
+            j = x[4]
+            w_at[j] = i
+            w_parts[0][j] = f_end[i]
+            # (the face's time holds the panel's; drawing holds both)
+            w_parts[1][j] = _us16(part[0] - part[1])
+            w_parts[2][j] = _us16(part[1] - part[2])
+            w_parts[3][j] = _us16(part[2])
+            w_parts[4][j] = _us16(part[3])
+            x[4] = j + 1
         k[0] = i + 1
         if k[0] >= n or ticks_diff(t_end, on[1]) >= 0:
             fm.stop_watchdog(machine)
@@ -477,6 +519,9 @@ def linked(seconds, max_frames=0, max_presses=0, hops=False):
         if hop["f_tell"][i]:
             print("T %d %d" % (i, (f_start[i] + ((hop["f_tell"][i] - 1) << 8) + 128)
                                & 0x3FFFFFFF))
+    for j in range(x[4]):
+        print("W %d %d %d %d %d %d" % (w_at[j], w_parts[0][j], w_parts[1][j], w_parts[2][j],
+                                       w_parts[3][j], w_parts[4][j]))
     print("DONE %d %d %d" % (k[0], k[1], k[2]))
 
 

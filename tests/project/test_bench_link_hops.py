@@ -135,3 +135,17 @@ def test_a_collection_is_counted_in_the_frames_it_fell_inside():
     assert f["frames_with_a_collection"] == 1
     assert f["collection_in_frame_ms"] == {"p50": 10.0, "max": 10.0}
     assert f["frame_ms_without_them"]["max"] == 3.0
+
+
+def test_a_slow_frames_parts_are_what_the_probe_timed_and_the_rest_is_the_remainder():
+    frames = [(0, 0, 1, 0), (0, 0, 2, 0), (0, 0, 1, 0)]          # the second: not the game's
+    lines = [(0, 20_000, 6_000, 3_000, 4_000, 1_000), (1, 30_000, 1, 1, 1, 1),
+             (2, 18_000, 2_000, 0, 0, 500), (7, 17_000, 0, 0, 0, 0)]   # (7: no such frame)
+    got = bench_link._slow_frame_parts(lines, frames)
+    assert got == [{"frame": 20.0, "draw": 6.0, "face": 3.0, "panel": 4.0, "link": 1.0,
+                    "rest": 6.0},
+                   {"frame": 18.0, "draw": 2.0, "face": 0.0, "panel": 0.0, "link": 0.5,
+                    "rest": 15.5}]
+    s = bench_link._slow_frames([{"_slow": got}])
+    assert s["slow_frames"] == 2
+    assert s["slow_frame_parts_ms"]["rest"] == {"p50": 6.0, "max": 15.5}
