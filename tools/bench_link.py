@@ -476,6 +476,7 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
             game_frames = [f for f in d["F"] if f[2] == 1]
             frame_ms = [((f[1] - f[0]) & TICKS_MASK) / 1000.0 for f in game_frames]
             frame_gc_ms = _collections_in_frames(c, game_frames, d["gc_watch"])
+            asked = _asked_in_frames(c, game_frames, d["gc_watch"])
             pixel_ends = sorted(t1 for _t0, t1, _addr, data, _ok in c.i2c_log
                                 if data[:1] == b"\x40")
             outcomes = {}
@@ -510,7 +511,7 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
                                                  if k != "spans"},
                 "link": dict(zip(("resends", "bad", "good", "foreign", "dropped_tx"),
                                  d.get("L") or ())),
-                "_slow": _slow_frame_parts(d["W"], d["F"]),
+                "_slow": _slow_frame_parts(d["W"], d["F"]), "_asked": asked,
                 "_frame_ms": frame_ms, "_frame_gc_ms": frame_gc_ms, "_to_pixels": to_pixels,
                 "_hops": hops})
         if keep_lines:
@@ -547,8 +548,24 @@ def _collections_in_frames(pico, frames, watched):
     from tools.bench_pico import collections_in_frames
     if not watched:
         return None
-    return collections_in_frames(pico, frames, [(a, b) for a, b, _m in watched["spans"]
+    return collections_in_frames(pico, frames, [(a, b) for a, b, *_ in watched["spans"]
                                                 if b is not None])
+
+
+def _asked_in_frames(pico, frames, watched):
+    """The bytes asked for by the allocation that set off each collection inside a
+    frame (Pico.gc_stats: the last gc_alloc before it)."""
+    import bisect
+    if not watched:
+        return []
+    starts = [pico.guest_ns(f[0]) for f in frames]
+    ends = [pico.guest_ns(f[1]) for f in frames]
+    out = []
+    for a, b, _m, n in watched["spans"]:
+        j = bisect.bisect_right(starts, a) - 1
+        if b is not None and j >= 0 and a < ends[j]:
+            out.append(n)
+    return out
 
 
 # Where a linked press's time goes: its hops, in the order it takes them, each from
@@ -703,7 +720,9 @@ def _frames_and_collections(chips):
     if not pairs:
         return {}
     hit = [(ms, gc) for ms, gc in pairs if gc > 0]
+    asked = [n for c in chips for n in c.get("_asked", ())]
     return {"frames_with_a_collection": len(hit),
+            "collection_in_frame_asked_bytes": summary(asked, ("p50", "max"), 0),
             "collection_in_frame_ms": summary([gc for _ms, gc in hit], ("p50", "max")),
             "frame_ms_without_them": summary([ms for ms, gc in pairs if gc <= 0])}
 
@@ -771,11 +790,13 @@ def table(res):
             r = f[role]
             if "frames_with_a_collection" in r:
                 rows.append("%s: %d frames had a collection inside (MicroPython's own, an "
-                            "allocation that found no room: %s ms p50, %s max); frame_ms "
-                            "without them p99 %s, max %s" % (
+                            "allocation that found no room: %s ms p50, %s max; it asked for "
+                            "%s bytes p50, %s max); frame_ms without them p99 %s, max %s" % (
                                 role, r["frames_with_a_collection"],
                                 r["collection_in_frame_ms"]["p50"],
                                 r["collection_in_frame_ms"]["max"],
+                                r["collection_in_frame_asked_bytes"]["p50"],
+                                r["collection_in_frame_asked_bytes"]["max"],
                                 r["frame_ms_without_them"]["p99"],
                                 r["frame_ms_without_them"]["max"]))
         for role in ("host", "guest"):

@@ -219,7 +219,7 @@ def run_play(pico, seconds, seed):
     if watched:
         # The session's collections: from its start to its last frame's end.
         last = pico.guest_ns(frames[-1][1]) if frames else t0
-        spans = [(a, b) for a, b, _m in pico.gc_stats()["spans"]
+        spans = [(a, b) for a, b, *_ in pico.gc_stats()["spans"]
                  if b is not None and t0 <= a <= last]
     in_frames = collections_in_frames(pico, frames, spans)
     sent = sorted((a, b, len(data)) for a, b, addr, data, ok in pico.i2c_log)

@@ -414,7 +414,7 @@ class Pico:
         self.request("configure", **kw)
 
     # MicroPython's collector, as the emulator sees it run (docs/BENCHMARKS.md).
-    GC_FUNCTIONS = ("gc_collect_start", "gc_collect_end", "gc_mark_subtree")
+    GC_FUNCTIONS = ("gc_collect_start", "gc_collect_end", "gc_mark_subtree", "gc_alloc")
 
     def watch_gc(self):
         """Count the guest's garbage collections from now on, and those that overflowed
@@ -430,11 +430,13 @@ class Pico:
     def gc_stats(self):
         """-> {collections, rescanned, rescan_marks, spans} since watch_gc(): collections
         that began, those whose end marked blocks again (a mark-stack overflow) and how
-        many; spans: each collection's (start ns, end ns, blocks marked again) in this
-        chip's time (the first 4,096; end None if it was going on as the run stopped)."""
+        many; spans: each collection's (start ns, end ns, blocks marked again, bytes) in
+        this chip's time (the first 4,096; end None if it was going on as the run
+        stopped); bytes: the last allocation asked for before it, for a collection
+        MicroPython made by itself the one that found no room."""
         r = self.request("gc_stats")
         out = {k: r[k] for k in ("collections", "rescanned", "rescan_marks")}
-        out["spans"] = [(a, b if b >= 0 else None, m) for a, b, m in r.get("spans", ())]
+        out["spans"] = [(a, b if b >= 0 else None, m, n) for a, b, m, n in r.get("spans", ())]
         return out
 
 

@@ -73,8 +73,10 @@ let gcWatch = null;
 let gcStats = { collections: 0, rescanned: 0, rescan_marks: 0 };
 let gcEndMarks = -1;              // marks since the last gc_collect_end; -1 outside one
 const GC_SPANS_MAX = 4096;
-let gcSpans = [];                 // [start ns, end ns or -1, blocks marked again]
+let gcSpans = [];                 // [start ns, end ns or -1, blocks marked again, bytes]
 let gcReturn = -1;                // where gc_collect_end returns to; -1 outside it
+let gcAsked = 0;                  // the last gc_alloc's bytes: the one that failed, if a
+                                  // collection follows it (MicroPython's own)
 
 const now = () => baseNs + clock.nanos;
 
@@ -716,7 +718,9 @@ function settleBlock(pio, changing) {
 
 function watchGC(core) {
   const pc = core.registers[15];
-  if (pc === gcWatch[2]) {
+  if (pc === gcWatch[3]) {
+    gcAsked = core.registers[0];
+  } else if (pc === gcWatch[2]) {
     if (gcEndMarks >= 0) gcEndMarks++;
   } else if (pc === gcReturn) {
     endCollection();
@@ -727,7 +731,7 @@ function watchGC(core) {
     gcReturn = core.registers[14] & ~1;
   } else if (pc === gcWatch[0]) {
     endCollection();
-    if (gcSpans.length < GC_SPANS_MAX) gcSpans.push([now(), -1, 0]);
+    if (gcSpans.length < GC_SPANS_MAX) gcSpans.push([now(), -1, 0, gcAsked]);
   }
 }
 
@@ -884,11 +888,12 @@ const commands = {
     if (args.jumpers !== undefined) config.jumpers = args.jumpers;
     if (args.pio_fast_forward !== undefined) fastForward = !!args.pio_fast_forward;
     if (args.gc_watch !== undefined) {
-      gcWatch = args.gc_watch;        // [gc_collect_start, gc_collect_end, gc_mark_subtree] or null
+      gcWatch = args.gc_watch;        // [gc_collect_start, gc_collect_end, gc_mark_subtree, gc_alloc] or null
       gcStats = { collections: 0, rescanned: 0, rescan_marks: 0 };
       gcEndMarks = -1;
       gcSpans = [];
       gcReturn = -1;
+      gcAsked = 0;
     }
     return {};
   },

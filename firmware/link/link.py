@@ -191,6 +191,8 @@ class Link:
         self._tx_seq = 0
         self._inflight = []          # [seq, payload]
         self._sent_t = now
+        self._resend_i = 0           # a resend under way: the next of the window to send
+        self._resend_n = 0           # ... and where it ends
         self._backlog = []
         self._rx_expect = 0
         self._ack_due = False
@@ -315,10 +317,18 @@ class Link:
     def _pump(self, now):
         fl = self._inflight
         if fl and ticks_diff(now, self._sent_t) >= RESEND_US:
-            for e in fl:
-                self._send(DATA, e[0], e[1])
-                self.resends += 1
+            self._resend_i = 0
+            self._resend_n = len(fl)
             self._sent_t = now
+        i = self._resend_i
+        if i < self._resend_n and i < len(fl):
+            # One frame a poll, oldest first: the window at once (8 frames, ~40 ms on
+            # the chip) would hold the loop for longer than a frame, and the oldest's
+            # ack often covers the rest (acks are cumulative).
+            e = fl[i]
+            self._send(DATA, e[0], e[1])
+            self.resends += 1
+            self._resend_i = i + 1
         while self._backlog and len(fl) < WINDOW:
             p = self._backlog.pop(0)
             e = [self._tx_seq, p]
@@ -495,6 +505,8 @@ class Link:
         if k:
             del fl[:k]
             self._sent_t = self._rt
+            self._resend_i = self._resend_i - k if self._resend_i > k else 0
+            self._resend_n = self._resend_n - k if self._resend_n > k else 0
 
     def _on_hello(self, raw, end):
         h = F.HEAD
@@ -549,6 +561,7 @@ class Link:
             # Meant for the peer as it was: the game starts it afresh (epoch).
             self._inflight = []
             self._backlog = []
+        self._resend_i = self._resend_n = 0
         self.inbox = []
         self.heard_us = False
         self.state = SEARCHING

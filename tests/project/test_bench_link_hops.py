@@ -124,17 +124,19 @@ def test_without_the_stamps_no_hop_table_and_no_guessed_share():
 def test_a_collection_is_counted_in_the_frames_it_fell_inside():
     # Frames (start, end) in µs ticks; collections (start, end, marked again) in ns.
     frames = [(1_000, 3_000, 1, 0), (34_000, 50_000, 1, 0), (67_000, 70_000, 1, 0)]
-    watched = {"spans": [(3_500 * US, 16_000 * US, 0),      # the loop's, between frames
-                         (40_000 * US, 52_000 * US, 0),     # inside the second, past its end
-                         (69_000 * US, None, 0)]}           # still going: not counted
+    watched = {"spans": [(3_500 * US, 16_000 * US, 0, 24),      # the loop's, between frames
+                         (40_000 * US, 52_000 * US, 0, 1040),   # inside the second, past its end
+                         (69_000 * US, None, 0, 16)]}           # still going: not counted
     got = bench_link._collections_in_frames(_Chip(), frames, watched)
     assert got == [0.0, 10.0, 0.0]
     assert bench_link._collections_in_frames(_Chip(), frames, None) is None
-    chips = [{"_frame_ms": [2.0, 16.0, 3.0], "_frame_gc_ms": got}]
+    assert bench_link._asked_in_frames(_Chip(), frames, watched) == [1040]
+    chips = [{"_frame_ms": [2.0, 16.0, 3.0], "_frame_gc_ms": got, "_asked": [1040]}]
     f = bench_link._frames_and_collections(chips)
     assert f["frames_with_a_collection"] == 1
     assert f["collection_in_frame_ms"] == {"p50": 10.0, "max": 10.0}
     assert f["frame_ms_without_them"]["max"] == 3.0
+    assert f["collection_in_frame_asked_bytes"] == {"p50": 1040, "max": 1040}
 
 
 def test_a_slow_frames_parts_are_what_the_probe_timed_and_the_rest_is_the_remainder():
