@@ -682,6 +682,17 @@ class App:
             self.note = "COULD NOT SAVE"
 
     # ---- drawing ------------------------------------------------------------------------
+    def draw_on(self):
+        """Between steps (link play's guest, whose steps are the host's): the rest of a
+        redraw spread over steps (view.DRAW_BUDGET), or the picture a step left owed,
+        drawn from the state as it stands; nothing of the game changes. True if drawn.
+        Without it the guest's picture waited for the host's next frame (up to 100 ms a
+        share) and its loop stepped every 2 ms meanwhile, asking for the rest."""
+        if not (self.view.behind or self.draw_owed):
+            return False
+        self.draw_owed = False
+        return self._draw()
+
     def _draw(self):
         if self.cur.draw(self.view, self._text_key):
             self._show()

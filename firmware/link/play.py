@@ -588,7 +588,10 @@ class LinkPlay:
         lk.send(b)
         del pend[:]
         lk.flush(now)                # on the line before this step's drawing
-        return self._play_stream(now, False)
+        drew = self._play_stream(now, False)
+        if not drew and self.mode == PLAYING:
+            drew = self.app.draw_on()
+        return drew
 
     def _pending(self, local):
         """This device's presses not yet taken in: those of a step that ran out of
