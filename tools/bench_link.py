@@ -522,6 +522,7 @@ def game_frames_case(firmware, seconds, seed, wall_s=3600.0, keep_lines=False,
         return out
 
 
+HOPS_S = 10                        # the hop stamps' session: seconds at most
 SLOW_PARTS = ("draw", "face", "panel", "link", "rest")
 SLOW_MS = 16                       # pico_bench_device.SLOW_US
 SLOW_LABELS = {"frame": "the frame", "draw": "drawing", "face": "turning it for its player",
@@ -954,16 +955,19 @@ def main(argv=None):
                     # Where the time goes: a session of its own with the hop stamps,
                     # whose arrays would make the figures above longer (--hops).
                     # Its arrays can leave the linked firmware too little heap to
-                    # start (it has little to spare): the figures above stand anyway.
+                    # start (it has little to spare; with the frames' arrays of 20 s
+                    # and more it did not reach the title): so at most HOPS_S seconds,
+                    # and the figures above stand anyway if it fails.
+                    hops_s = min(seconds, HOPS_S)
                     try:
-                        hs = game_frames_case(firmware, seconds, seeds[0], hops=True)
+                        hs = game_frames_case(firmware, hops_s, seeds[0], hops=True)
                     except DeviceError as e:
                         res["game_frames"]["hops_failed"] = str(e).splitlines()[0][:200]
                         note("hops session failed: %s" % res["game_frames"]["hops_failed"])
                     else:
                         note("hops session seed %d done" % seeds[0])
                         res["game_frames"]["hops_from"] = {"seed": seeds[0],
-                                                           "seconds": seconds}
+                                                           "seconds": hops_s}
                         for role, names in (("host", HOST_HOPS), ("guest", GUEST_HOPS)):
                             res["game_frames"][role]["hops_ms"] = _hop_figures(
                                 [c for c in hs["chips"] if c["role"] == role], names)

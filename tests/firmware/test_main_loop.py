@@ -308,3 +308,22 @@ def test_r43_a_press_on_the_guest_goes_to_the_authority_at_once_not_after_a_wind
     step = [t for t in lp.steps if ticks_diff(t, touched) >= 0][0]
     assert ticks_diff(step, touched) <= 1000 < r.app.window_us     # the next pass
     assert lp.asked == []
+
+
+@pytest.mark.parametrize("linked", [False, True])
+def test_a_linked_game_is_collected_twice_as_often(monkeypatch, linked):
+    r = Rig(framebuf)
+    r.inp = RingInput(r.clock)
+    steps = []
+    if linked:
+        lp = _LinkPlayAt(r.clock, ticks_add(r.clock.ticks_us(), 1000 * FRAME_US))
+        r.app.linkplay = lp
+        steps = lp.steps
+    at = []
+    monkeypatch.setattr(gc, "collect", lambda: at.append(len(steps) if linked else
+                                                         r.app.frames))
+    _run_loop(r, monkeypatch, 48 * FRAME_US)
+    every = fm.GC_EVERY_LINKED if linked else fm.GC_EVERY
+    gaps = [b - a for a, b in zip(at, at[1:])]
+    assert gaps and set(gaps) == {every}
+    assert fm.GC_EVERY_LINKED < fm.GC_EVERY
