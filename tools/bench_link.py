@@ -830,6 +830,10 @@ def table(res):
             if role == "host" and hp.get("not_asked"):
                 rows.append("  (%d host presses needed no question: the guest's T had "
                             "passed them)" % hp["not_asked"])
+        if not one or one.get("error"):
+            rows.append("goals against one handheld's frame_ms and press_to_pixels_ms p99: "
+                        "not judged, %s" % (one.get("error") or "no build/pico-bench.json "
+                                            "(make bench-pico writes it)"))
         single = (one.get("frame_ms") or {}).get("p99")
         for role in ("host", "guest"):
             p99 = f[role]["frame_ms"]["p99"]

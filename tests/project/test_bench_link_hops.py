@@ -116,6 +116,12 @@ def test_without_the_stamps_no_hop_table_and_no_guessed_share():
     assert ("goal guest press_to_pixels p99 <= single handheld's: MISSED (44.0 against "
             "34.6 ms)") in text
     assert "goal guest frame_ms p99 <= single handheld's: met (20.0 against 21.0 ms)" in text
+    assert "not judged" not in text
+    del res["game_frames"]["single_handheld"]              # bench-pico not run before
+    text = bench_link.table(res)
+    assert "goal" not in text.replace("goals against one handheld's", "")
+    assert ("goals against one handheld's frame_ms and press_to_pixels_ms p99: not judged, "
+            "no build/pico-bench.json (make bench-pico writes it)") in text
     res["game_frames"]["hops_failed"] = "no title on both chips within 5000 guest ms"
     assert ("the session with the hop stamps did not run: no title on both chips within "
             "5000 guest ms") in bench_link.table(res)
