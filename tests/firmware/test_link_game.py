@@ -702,7 +702,7 @@ def test_r43_the_host_sends_a_frames_outcome_before_it_draws_its_own_picture():
         assert s.index("F") < s.index("show"), s
 
 
-def test_the_guest_finishes_a_spread_redraw_between_the_hosts_frames():
+def test_r43_the_guest_finishes_a_spread_redraw_between_the_hosts_frames():
     # A new table is drawn over several steps (view.DRAW_BUDGET). The guest steps when
     # the host's frames come; its loop steps again 2 ms on while the view is behind,
     # and those steps finish the picture themselves (on the emulated Pico the guest's

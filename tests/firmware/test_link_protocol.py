@@ -223,7 +223,7 @@ def test_messages_arrive_once_and_in_order_through_dropped_and_flipped_bytes(dro
         assert p.links[0].resends > 0 and p.links[1].dec.bad + p.wire.dropped > 0
 
 
-def test_a_resend_goes_one_frame_a_poll_oldest_first_and_nothing_is_lost():
+def test_r43_a_resend_goes_one_frame_a_poll_oldest_first_and_nothing_is_lost():
     # The whole window at once held the chip's loop for ~38 ms (8 frames encoded and
     # written in one poll, measured on the emulated Pico): one a poll instead.
     p = Pair()
