@@ -148,8 +148,10 @@ class App:
         self.replay_snapshot = None      # the saved game a resumed recording starts from
         self._kept = None                # a saved game kept while another is played
         self._rec = False                # recording: from start_game until the title
-        # Frames that only go on with a spread redraw (or follow a save) are recorded
-        # so that a replay draws the same pictures in the same frames; a linked game
+        # Frames that only draw (a spread redraw going on, a timer's message or bar)
+        # or follow a save are recorded too: how much of a change a frame draws
+        # depends on what else it draws (view.DRAW_BUDGET), so a replay steps every
+        # frame that drew, to draw the same pictures in the same frames; a linked game
         # records only the frames that change the state, which both devices share
         # (each device draws its own side, R43).
         self.record_redraws = True
@@ -319,12 +321,11 @@ class App:
             self._tune = None
         if state:
             self.busy_frames += 1
-        if state or (self.record_redraws and (going_on or self.view.behind or saved)):
+        if state or (self.record_redraws and (drew or going_on or self.view.behind or saved)):
             if self._rec:
-                # Only frames that changed the state are recorded: replaying just those
-                # reaches the same state and the same picture, because every timer the
-                # others could have fired (message expiry, the slap bar) is a pure
-                # function of the clock and is caught up at the next recorded frame.
+                # Frames that neither changed the state nor drew are left out: every
+                # timer they could have fired is a pure function of the clock, caught
+                # up at the next recorded frame, and they changed no pixel.
                 self.replay.frame(now_us)
         return drew
 

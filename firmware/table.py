@@ -42,6 +42,8 @@ class Table(M.Match):
         self.nobody = False           # nobody slapped in time: the table's own slap decided
         self.false_p = -1             # the false start that decided the round (R44)
         self.changed = False
+        self._look = False            # the CPU seats are owed a look at the table
+        self._look_t = 0              # (as of this time: the tick that changed it)
         self._cursors = [0, 0]
         self.make_seats(now)
 
@@ -63,6 +65,7 @@ class Table(M.Match):
     def poll(self, now, evs, hook=None):
         """Append the CPU seats' button events due by now to evs; hook(t, p, button)
         hears of each CPU press (a host lights the pad)."""
+        self._looked()
         for seat in self.seats:
             if not seat.human:
                 n = len(evs)
@@ -76,6 +79,7 @@ class Table(M.Match):
     def prepare(self):
         """Between frames: the CPU seats weigh their next look's moves ahead (the
         device's loop calls it when the chip is idle; see shared_rules.bot)."""
+        self._looked()
         for seat in self.seats:
             if not seat.human:
                 seat.prepare()
@@ -87,6 +91,7 @@ class Table(M.Match):
         self.nobody = False
         self.false_p = -1
         self.slap_bar = -1
+        self._look = False
         self.stats.new_stretch()
         for p in (0, 1):
             self._on[p] = _STANDING
@@ -94,6 +99,7 @@ class Table(M.Match):
             self.seats[p].observe(self.game, now, self.pads[p].cursor)
 
     def observe(self, now):
+        self._look = False
         for p in (0, 1):
             if not self.seats[p].human:
                 self.seats[p].observe(self.game, now, self.pads[p].cursor)
@@ -205,9 +211,17 @@ class Table(M.Match):
                 n = self.fumbles.length[p]
                 self.msgs[p].set_bar((left * BAR_MAX + n - 1) // n)
         if self.changed:
+            # The CPU seats look at the table as of now, but off this frame: between
+            # frames (prepare) or at their next poll, whichever comes first. Nothing
+            # changes the table before either, so they see what they would see now.
             self.changed = False
-            self.observe(now)
+            self._look = True
+            self._look_t = now
         return state
+
+    def _looked(self):
+        if self._look:
+            self.observe(self._look_t)
 
     # ---- drawing ----------------------------------------------------------------------
     def draw(self, view, info=None):

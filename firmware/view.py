@@ -60,11 +60,14 @@ AREA_W = const(60)
 PILE_X2 = (36, 66)        # two piles
 PILE_X1 = (51,)           # a single-pile round
 BAR_Y = const(62)         # the slap time limit under the banner: rows 62-63
-# Regions a call of game() may draw beyond the decisive ones while it draws the whole
-# table. On the chip a region takes ~1.5 ms to draw (a whole table, 23 regions, ~36
-# ms: more than a frame), so a new round's table appears over a few quick steps
-# instead of in one long frame.
+# Regions a call of game() may draw beyond the decisive ones. On the chip a region
+# takes ~1.5 ms to draw (a whole table, 23 regions, ~36 ms: more than a frame; the
+# spit, 7 regions, ~11 ms beside the rules' own), so a new round's table, or the spit,
+# appears over a few quick steps instead of in one long frame.
 DRAW_BUDGET = const(2)
+# What a message corner's two lines of medium letters count for in it: on the chip
+# ~6 ms, where a stockpile takes ~1.5 (two of them in one step drew for 12-13 ms).
+MESSAGE_COST = const(2)
 
 # Region slots in _keys.
 _SLOT = const(0)          # 10: player p's stockpile i at p*5+i
@@ -235,7 +238,6 @@ class View:
         self._text_key = -1
         self.budget = DRAW_BUDGET
         self.behind = False
-        self._burst = False           # redrawing the whole table: spread (DRAW_BUDGET)
         self.clear_spans()
 
     # ---- bookkeeping ------------------------------------------------------------------
@@ -459,11 +461,11 @@ class View:
         whose content changed; returns True if anything was drawn.
 
         A big redraw (a new round, the spit) would hold the chip for a whole frame and
-        more, so the whole table (after another screen) is spread: the decisive
-        regions first and always (the piles' faces: the card played; both slap
-        banners at once, R44), then at most `budget` others a call, each player's in
-        turn; `behind` says some were left for the next call (0: no limit). A change
-        within the table is drawn whole, in its frame."""
+        more, so every redraw is spread: the decisive regions first and always (the
+        piles' faces: the card played; both slap banners at once, R44), then at most
+        `budget` others a call: the stockpiles and spit stacks, each player's in turn
+        (a play's slot, a cursor's move), then the corners; `behind` says some were
+        left for the next call (0: no limit)."""
         drew = False
         if self._kind != _GAME:
             self.fb.fill(0)
@@ -471,10 +473,9 @@ class View:
             for k in range(_NKEYS):
                 self._keys[k] = -1
             self._kind = _GAME
-            self._burst = True
             drew = True
         keys = self._keys
-        left = self.budget if self.budget > 0 and self._burst else _NKEYS
+        left = self.budget if self.budget > 0 else _NKEYS
         behind = False
         piles = game.piles
         npiles = len(piles)
@@ -519,6 +520,28 @@ class View:
                 keys[_BAND + p] = 0
                 self.fill_rect(0, HALF_Y, W, HALF_H, 0, p)
                 self._mark(0, HALF_Y, W, HALF_H, p)
+        # The stockpiles, then the spit stacks: a place of each player in turn.
+        if not slap:
+            for i in range(6):
+                for p in (0, 1):
+                    if i < 5:
+                        key = self._slot_key(game, p, cursors[p], i)
+                        k = _SLOT + p * 5 + i
+                    else:
+                        key = len(game.hand[p])
+                        k = _STACK + p
+                    if keys[k] != key:
+                        if left > 0:
+                            keys[k] = key
+                            if i < 5:
+                                self._slot(game.stock[p][i], game.down[p][i],
+                                           cursors[p] == i, i * SLOT_PITCH, p)
+                            else:
+                                self._stack(key, p)
+                            left -= 1
+                            drew = True
+                        else:
+                            behind = True
         # The corners: in the slap the piles' sizes beside them (the player's left pile
         # in the message corner, the right one in the info corner; the smaller
         # inverted, R25), else the messages (a fumble, R41).
@@ -553,38 +576,17 @@ class View:
                             self._shown_bar[p] >= 0 and m.bar >= 0:
                         # Only the fumble's bar ran on (R41): its end, not the corner.
                         self._bar_end(m, self._shown_bar[p], MSG_X, p)
+                        left -= 1
                     else:
                         self._message(m, MSG_X, p)
+                        left -= MESSAGE_COST
                     keys[_MSG + p] = m.seq
                     self._shown_msg[p] = m
                     self._shown_words[p] = m.words
                     self._shown_bar[p] = m.bar
-                    left -= 1
                     drew = True
                 else:
                     behind = True
-        # The stockpiles, then the spit stacks: a place of each player in turn.
-        if not slap:
-            for i in range(6):
-                for p in (0, 1):
-                    if i < 5:
-                        key = self._slot_key(game, p, cursors[p], i)
-                        k = _SLOT + p * 5 + i
-                    else:
-                        key = len(game.hand[p])
-                        k = _STACK + p
-                    if keys[k] != key:
-                        if left > 0:
-                            keys[k] = key
-                            if i < 5:
-                                self._slot(game.stock[p][i], game.down[p][i],
-                                           cursors[p] == i, i * SLOT_PITCH, p)
-                            else:
-                                self._stack(key, p)
-                            left -= 1
-                            drew = True
-                        else:
-                            behind = True
         # The round and the points (or the attract mode's info).
         if not sizes:
             for p in (0, 1):
@@ -605,8 +607,6 @@ class View:
                     else:
                         behind = True
         self.behind = behind
-        if not behind:
-            self._burst = False
         return drew
 
     def _slot_key(self, game, p, cur, i):

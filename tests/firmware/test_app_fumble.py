@@ -34,6 +34,7 @@ def start(r, fumble_ms=None, game=None):
     r.app.start_game(0, None, (None, None), r.clock.now, game=game or race_table(),
                      fumble_ms=fumble_ms)
     r.frames(1)
+    r.until(lambda app: not app.view.behind)      # the whole table is on show
 
 
 def fumble_at(r, p=0):

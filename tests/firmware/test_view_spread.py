@@ -1,7 +1,7 @@
 """A whole table is drawn over several calls (view.DRAW_BUDGET: on the chip it takes
 longer than a frame): the decisive regions first, and once the redraw has caught up
 the picture is exactly what one unlimited call draws, in every frame of whole games.
-A change within the table is still drawn whole in its frame."""
+A change within the table is spread the same way."""
 import pytest
 
 from desktop_emulator import framebuf
@@ -10,6 +10,7 @@ from firmware.app import GAME, OVER_SCREEN
 from host.rig import Rig
 from shared_rules.game import Rules
 from tests.helpers import layout
+from shared_rules.cards import card
 
 
 def _unlimited_view():
@@ -95,21 +96,39 @@ def test_both_slap_banners_come_in_the_same_call_whatever_the_budget():
     assert buf == ref_buf
 
 
-def test_a_change_within_the_table_is_drawn_whole_in_its_call():
+def _caught_up(v, g, cur, msgs, bar):
+    calls = 0
+    while True:
+        v.game(g, cur, msgs, bar)
+        calls += 1
+        if not v.behind:
+            return calls
+
+
+def test_a_change_within_the_table_is_spread_too_the_card_played_first():
+    # On the chip the spit (both faces, both stacks, both messages) took ~11 ms to draw
+    # beside the rules' own ~7: a change within the table is spread like a whole one.
     g, (cur, msgs, bar) = _game_and_args()
     buf, v = _unlimited_view()
     v.budget = 1
-    while True:
-        v.game(g, cur, msgs, bar)
-        if not v.behind:
-            break
-    # A cursor move of both players and a message: four regions, one call.
+    _caught_up(v, g, cur, msgs, bar)
+    # A play onto the first pile, a cursor move of both players and two messages.
+    g.apply(("play", 0, 0, 0))
+    assert g.piles[0][-1] == card("7H")
+    cur = [2, 3]
     msgs[0].set("FUMBLE!")
     msgs[1].set("NO")
-    v.game(g, [2, 3], msgs, bar)
-    assert not v.behind
     ref_buf, ref = _unlimited_view()
-    ref.game(g, [2, 3], msgs, bar)
+    ref.game(g, cur, msgs, bar)
+    v.game(g, cur, msgs, bar)
+    assert v.behind
+    for page in (3, 4):                          # the card played, in the first call
+        o = page * 128
+        assert buf[o + 36:o + 62] == ref_buf[o + 36:o + 62]
+    # Then one region a call: four slots (player 0's played from, where its cursor
+    # was; each cursor's new place; player 1's old one), then the two messages; the
+    # picture is one unlimited draw's.
+    assert 1 + _caught_up(v, g, cur, msgs, bar) == 6
     assert buf == ref_buf
 
 
@@ -133,6 +152,38 @@ def test_a_whole_table_comes_two_regions_a_call_beyond_the_decisive_ones():
             break
     assert max(drawn) == V.DRAW_BUDGET == 2
     assert sum(drawn) >= 12 and len(drawn) >= 8
+
+
+def test_a_message_corner_counts_for_two_regions_so_two_never_come_in_one_call():
+    # On the chip a corner's two lines of medium letters took ~6 ms: two in one step
+    # drew for 12-13 ms. MESSAGE_COST: one a call, beside at most one other region.
+    g, (cur, msgs, bar) = _game_and_args()
+    msgs[0].set("PRESS", "SPIT")
+    msgs[1].set("PRESS", "SPIT")
+    buf, v = _unlimited_view()
+    v.budget = V.DRAW_BUDGET
+    calls = []
+    for name in ("_slot", "_stack", "_message", "_info"):
+        def counted(*args, _f=getattr(v, name), _n=name):
+            calls[-1].append(_n)
+            return _f(*args)
+        setattr(v, name, counted)
+    while True:
+        calls.append([])
+        v.game(g, cur, msgs, bar)
+        if not v.behind:
+            break
+    assert V.MESSAGE_COST == 2
+    assert [c.count("_message") for c in calls if "_message" in c] == [1, 1]
+    # A play with a message: the card played, its slot and the message in one call.
+    g.apply(("play", 0, 0, 0))
+    msgs[0].set("NO")
+    calls.append([])
+    v.game(g, cur, msgs, bar)
+    assert not v.behind and sorted(calls[-1]) == ["_message", "_slot"]
+    ref_buf, ref = _unlimited_view()
+    ref.game(g, cur, msgs, bar)
+    assert buf == ref_buf
 
 
 def _span_bytes(v):
