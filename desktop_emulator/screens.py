@@ -67,7 +67,7 @@ def table_screens(framebuf, seed=SEED, levels=LEVELS):
         scr = app.screen_name()
         g = app.game
         name = None
-        if scr == "game":
+        if scr == "game" and not app.view.behind:   # (a change spreads over steps)
             if "play" not in got and g.phase == PLAY and _plays(app) >= 6:
                 name = "play"
             elif "stall" not in got and g.phase == READY and g.piles and _plays(app) >= 6:
