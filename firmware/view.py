@@ -65,8 +65,8 @@ BAR_Y = const(62)         # the slap time limit under the banner: rows 62-63
 # spit, 7 regions, ~11 ms beside the rules' own), so a new round's table, or the spit,
 # appears over a few quick steps instead of in one long frame.
 DRAW_BUDGET = const(2)
-# What a message corner's two lines of medium letters count for in it: on the chip
-# ~6 ms, where a stockpile takes ~1.5 (two of them in one step drew for 12-13 ms).
+# What a message corner's two lines of medium letters count for in it: two corners in
+# one step drew for 12-16 ms on the chip, two stockpiles for ~3.
 MESSAGE_COST = const(2)
 
 # Region slots in _keys.

@@ -155,8 +155,8 @@ def test_a_whole_table_comes_two_regions_a_call_beyond_the_decisive_ones():
 
 
 def test_a_message_corner_counts_for_two_regions_so_two_never_come_in_one_call():
-    # On the chip a corner's two lines of medium letters took ~6 ms: two in one step
-    # drew for 12-13 ms. MESSAGE_COST: one a call, beside at most one other region.
+    # On the chip two corners' medium letters in one step drew for 12-16 ms.
+    # MESSAGE_COST: one a call, beside at most one other region.
     g, (cur, msgs, bar) = _game_and_args()
     msgs[0].set("PRESS", "SPIT")
     msgs[1].set("PRESS", "SPIT")
