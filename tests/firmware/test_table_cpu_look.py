@@ -30,20 +30,20 @@ def _looks(rig, p):
     return seen
 
 
-def _say_spit(rig):
-    """Player 0 says Spit (a change of the table, R9): step until the frame it did."""
+def _a_change_unseen():
+    """Player 0 says Spit (a change of the table, R9) in a game against the CPU: -> the
+    rig, the CPU seat's looks so far (none yet) and the time of the frame that did it."""
+    rig = _cpu_game(3)
+    seen = _looks(rig, 1)
     assert not rig.app.game.said[0]
     rig.tap(0, "B", frames=0)
     rig.until(lambda app: app.game.said[0], limit=5)
+    assert seen == []
+    return rig, seen, rig.clock.now
 
 
 def test_the_cpu_looks_at_a_change_at_its_next_poll_as_of_the_frame_that_made_it():
-    rig = _cpu_game(3)
-    app = rig.app
-    seen = _looks(rig, 1)
-    _say_spit(rig)
-    t_change = rig.clock.now
-    assert seen == []
+    rig, seen, t_change = _a_change_unseen()
     rig.frames(1)                                # its poll, at the start of the next frame
     assert seen == [t_change] and rig.clock.now != t_change
     rig.frames(1)
@@ -51,13 +51,8 @@ def test_the_cpu_looks_at_a_change_at_its_next_poll_as_of_the_frame_that_made_it
 
 
 def test_between_frames_the_look_comes_in_prepare_and_not_again_at_the_poll():
-    rig = _cpu_game(3)
-    app = rig.app
-    seen = _looks(rig, 1)
-    _say_spit(rig)
-    t_change = rig.clock.now
-    assert seen == []
-    app.prepare()
+    rig, seen, t_change = _a_change_unseen()
+    rig.app.prepare()
     assert seen == [t_change]
     rig.frames(2)
     assert seen == [t_change]
