@@ -8,7 +8,8 @@
 #
 # A write holds the chip until the bus has carried it, so one show_spans() sends at most
 # SEND_BUDGET bytes and keeps the rest for the next call (`behind`; flush() sends the
-# next share): the whole screen takes four calls, not one 26 ms frame. The pages go
+# next share): the whole screen takes four calls, not one 26 ms frame, and a play's
+# card (pages 3-4, 52 bytes) goes alone in the step that decided it. The pages go
 # in pairs, a page of player 0's half with the same page of player 1's (the half turned
 # 180°), so both players see a change at the same moment; the pile area first (the
 # card played), then the stockpile bands (the slap banners, R25), then the corners.
@@ -29,7 +30,7 @@ except ImportError:  # CPython (tests)
 _SET_COL_ADDR = 0x21
 _SET_PAGE_ADDR = 0x22
 RETRY_SHOWS = 30          # about a second of frames between two attempts at a dead panel
-SEND_BUDGET = 128         # bytes a show_spans() sends (~3 ms of the 400 kHz bus)
+SEND_BUDGET = 64          # bytes a show_spans() sends (~1.5 ms of the 400 kHz bus)
 _PAIRS = (3, 4, 6, 1, 7, 0, 5, 2)   # page pairs in the order they are sent
 
 
