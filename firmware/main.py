@@ -26,14 +26,14 @@ GO_ON_US = 2000           # the next share of a redraw spread over steps (view, 
 # collector.py keeps it from scanning the heap twice: docs/BENCHMARKS.md, make bench-gc),
 # so it runs between frames, only with GC_ROOM_US before the next one, no press waiting
 # for its decision and no slap open (R18-R20, R25-R26), at least every GC_EVERY frames.
+# A person's press that comes during a collection waits for it: with collections at
+# any moment, 8 of 251 presses did on the emulated chip (2 since: docs/BENCHMARKS.md).
+# Once a person's press is decided, their next one rarely follows within a
+# tenth of a second, so the loop collects then, at the first room after it (at least
+# GC_AFTER_TOUCH steps since the last), and otherwise every GC_EVERY steps.
 # Linked, every GC_EVERY_LINKED: link play allocates faster (frames coded and read, the
 # stream kept) and leaves less heap; every 8, the host still ran out inside 14 frames
 # in 20 s of play on the emulated chip (a collection then: ~30 ms), every 4 in 2.
-# A person's press that comes during a collection waits for it: with collections at
-# any moment, ~4 % of presses did (make bench-pico: the slowest, 38-40 ms from touch to
-# pixels). Once a person's press is decided, their next one rarely follows within a
-# tenth of a second, so the loop collects then, at the first room after it (at least
-# GC_AFTER_TOUCH steps since the last), and otherwise every GC_EVERY steps.
 GC_EVERY = 16
 GC_AFTER_TOUCH = 3
 GC_EVERY_LINKED = 4
