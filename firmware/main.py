@@ -26,16 +26,10 @@ GO_ON_US = 2000           # the next share of a redraw spread over steps (view, 
 # collector.py keeps it from scanning the heap twice: docs/BENCHMARKS.md, make bench-gc),
 # so it runs between frames, only with GC_ROOM_US before the next one, no press waiting
 # for its decision and no slap open (R18-R20, R25-R26), at least every GC_EVERY frames.
-# A person's press that comes during a collection waits for it: with collections at
-# any moment, 8 of 251 presses did on the emulated chip (2 since: docs/BENCHMARKS.md).
-# Once a person's press is decided, their next one rarely follows within a
-# tenth of a second, so the loop collects then, at the first room after it (at least
-# GC_AFTER_TOUCH steps since the last), and otherwise every GC_EVERY steps.
 # Linked, every GC_EVERY_LINKED: link play allocates faster (frames coded and read, the
 # stream kept) and leaves less heap; every 8, the host still ran out inside 14 frames
 # in 20 s of play on the emulated chip (a collection then: ~30 ms), every 4 in 2.
-GC_EVERY = 16
-GC_AFTER_TOUCH = 3
+GC_EVERY = 8
 GC_EVERY_LINKED = 4
 GC_ROOM_US = 24000
 # The CPU players' next look is worked out between frames (app.prepare, ~4 ms on the
@@ -236,13 +230,11 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
     flush = getattr(display, "flush", None)
     soon = None                        # an extra step: presses waiting, a redraw going on
     since_gc = 0
-    touched = False                    # a person pressed since the last collection
     ahead = False                      # app.prepare() is due (once after each step)
     linked = None                      # link play's (state, host) as last reported
     while True:
         now = ticks_us()
         if soon is None and pending is not None and pending():
-            touched = True
             lp = app.linkplay
             if lp is not None and lp.guest_playing():
                 # A guest decides no press itself (R43): its press goes to the authority
@@ -303,13 +295,11 @@ def loop(app, display, buttons, buzzer, wdt, log, probe=None):
             ahead = False
             app.prepare()
             now = ticks_us()
-        if since_gc >= (GC_EVERY_LINKED if app.linkplay is not None else
-                        GC_AFTER_TOUCH if touched else GC_EVERY) \
+        if since_gc >= (GC_EVERY if app.linkplay is None else GC_EVERY_LINKED) \
                 and soon is None and ticks_diff(next_frame, now) >= GC_ROOM_US \
                 and not (pending is not None and pending()) and not race_open(app):
             collect(full_collect, ticks_us, ticks_diff)
             since_gc = 0
-            touched = False
             now = ticks_us()
         if ticks_diff(now, next_check) >= 0:
             next_check = ticks_add(now, CHECK_US)

@@ -79,7 +79,6 @@ _FACE = const(17)         # 2
 _BAND = const(19)         # 2: 0 = the stockpiles, else the slap banner
 _SBAR = const(21)         # 2: the slap time bar
 _NKEYS = const(23)
-_CURSOR_KEY = const(8192)  # a stockpile's key: its top card + 1, face down 64, size << 7
 _MONO_VLSB = const(0)     # framebuf.MONO_VLSB
 _SMALL = const(0)         # _glyphs: the small font, the big font, the suit marks,
 _BIG = const(1)           # the palette that inverts and the card backs
@@ -521,23 +520,12 @@ class View:
                 keys[_BAND + p] = 0
                 self.fill_rect(0, HALF_Y, W, HALF_H, 0, p)
                 self._mark(0, HALF_Y, W, HALF_H, p)
-        # The stockpiles, then the spit stacks: a place of each player in turn. (Their
-        # keys are made here, not by a method: on the chip this loop runs in every
-        # step, and ten calls cost more than all the rest of an unchanged table.)
+        # The stockpiles, then the spit stacks: a place of each player in turn.
         if not slap:
-            stock = game.stock
-            down = game.down
             for i in range(6):
                 for p in (0, 1):
                     if i < 5:
-                        s = stock[p][i]
-                        n = len(s)
-                        key = 0
-                        if n:
-                            key = (s[-1] + 1) | (64 if down[p][i] else 0) | \
-                                ((n - 1 if n < 64 else 63) << 7)
-                        if cursors[p] == i:
-                            key |= _CURSOR_KEY
+                        key = self._slot_key(game, p, cursors[p], i)
                         k = _SLOT + p * 5 + i
                     else:
                         key = len(game.hand[p])
@@ -546,7 +534,8 @@ class View:
                         if left > 0:
                             keys[k] = key
                             if i < 5:
-                                self._slot(s, down[p][i], cursors[p] == i, i * SLOT_PITCH, p)
+                                self._slot(game.stock[p][i], game.down[p][i],
+                                           cursors[p] == i, i * SLOT_PITCH, p)
                             else:
                                 self._stack(key, p)
                             left -= 1
@@ -619,6 +608,16 @@ class View:
                         behind = True
         self.behind = behind
         return drew
+
+    def _slot_key(self, game, p, cur, i):
+        s = game.stock[p][i]
+        n = len(s)
+        key = 0
+        if n:
+            key = (s[-1] + 1) | (64 if game.down[p][i] else 0) | ((n - 1 if n < 64 else 63) << 7)
+        if cur == i:
+            key |= 1 << 13
+        return key
 
     def _slot(self, s, is_down, cursor, x, rot):
         y = HALF_Y

@@ -6,8 +6,7 @@ loop's clock a simulated one (its time module replaced), stopped by its probe.
 - A redraw spread over steps (view.DRAW_BUDGET, the display's SEND_BUDGET) goes on at
   once, not at the next frame.
 - Garbage is collected between frames, never while a press waits for its decision or a
-  slap is open, never close to the next frame; soon after a person's press is decided,
-  else every GC_EVERY steps.
+  slap is open, never close to the next frame.
 - The CPU players' next look is worked out between frames (app.prepare), never while a
   press waits for its decision or close to the next frame, and changes nothing in the
   game."""
@@ -183,29 +182,6 @@ def test_garbage_is_collected_between_frames_and_never_while_a_race_is_open(monk
     # and often enough: never more than a few frames' garbage between two
     gaps = [b[3] - a[3] for a, b in zip(when, when[1:])]
     assert max(gaps) <= 4 * fm.GC_EVERY
-
-
-def test_a_collection_comes_once_a_persons_press_is_decided_not_at_any_moment(monkeypatch):
-    # A press that comes during a collection waits for it (~13 ms on the chip): the loop
-    # collects right after a person's press is decided, when their next one is far.
-    r = _playing_rig()
-    app = r.app
-    when = []
-    monkeypatch.setattr(gc, "collect", lambda: when.append(r.clock.ticks_us()))
-    t0 = r.clock.ticks_us()
-    touches = [ticks_add(t0, k * 10 * FRAME_US + 7000) for k in range(1, 9)]
-    for t in touches:
-        r.inp.press(t, 0, "A", 20000)               # a cursor move every 10 frames
-    _run_loop(r, monkeypatch, 9 * 10 * FRAME_US)
-    assert len(when) == len(touches)
-    for tc in when:
-        since = min(ticks_diff(tc, t) for t in touches if ticks_diff(tc, t) > 0)
-        assert since < 2 * FRAME_US                  # within two frames of a touch
-    # Nobody pressing: every GC_EVERY steps all the same.
-    when.clear()
-    _run_loop(r, monkeypatch, 4 * fm.GC_EVERY * FRAME_US)
-    assert 3 <= len(when) <= 4
-    assert fm.GC_AFTER_TOUCH < fm.GC_EVERY
 
 
 def _cpu_game(monkeypatch, seed, ahead, until_us=15000000):
